@@ -1,0 +1,145 @@
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express, { type Express } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { apiNotFound, errorMiddleware } from './http/error-middleware.ts';
+import { staticFiles } from './http/static-files.ts';
+import { LogBus } from './logs/log-bus.ts';
+import { ClientManager } from './mcp/client-manager.ts';
+import { ExecutionManager } from './mcp/execution.ts';
+import type { DaemonOptions } from './options.ts';
+import { healthRouter } from './routes/health.ts';
+import { promptsRouter } from './routes/prompts.ts';
+import { resourcesRouter } from './routes/resources.ts';
+import { rpcLogsRouter } from './routes/rpc-logs.ts';
+import { serversRouter } from './routes/servers.ts';
+import { toolsRouter } from './routes/tools.ts';
+import { hostCheckMiddleware, isLoopbackHost } from './security/host-check-middleware.ts';
+import { originMiddleware } from './security/origin-middleware.ts';
+import { tokenMiddleware } from './security/token-middleware.ts';
+import { loadOrCreateToken } from './security/token-store.ts';
+import { parseMcpServers } from './servers/registry-file.ts';
+
+export interface Daemon {
+  app: Express;
+  options: DaemonOptions;
+  /** `null` when auth is off. */
+  token: string | null;
+  manager: ClientManager;
+  executions: ExecutionManager;
+  bus: LogBus;
+  /** Starts listening; resolves with the URL (the real port when `port` was 0). */
+  listen(): Promise<string>;
+  /** Closes every MCP connection and child process, then the HTTP server. */
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** The one factory: the command line, tests and any embedding shell build the daemon here (SPEC part 1). */
+export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
+  if (options.token === null && !isLoopbackHost(options.host)) {
+    throw new StartupError(
+      `--no-auth is refused on the non-loopback address ${options.host}: anyone who can reach it could start processes`,
+    );
+  }
+  const token = options.token === undefined ? await loadOrCreateToken(options.dataDir) : options.token;
+  const development = options.mode === 'development';
+  const bus = new LogBus(options.logBufferSize);
+  const executions = new ExecutionManager(options);
+  const manager = new ClientManager(join(options.dataDir, 'servers.json'), {
+    bus,
+    connectTimeoutMs: options.connectTimeoutMs,
+    onElicitation: executions.handleElicitation,
+    debug: options.debug,
+  });
+  try {
+    await manager.load();
+  } catch (error) {
+    throw new StartupError(`Cannot read the server registry: ${(error as Error).message}`);
+  }
+  if (options.configFile) {
+    let servers: ReturnType<typeof parseMcpServers>;
+    try {
+      servers = parseMcpServers(JSON.parse(await readFile(options.configFile, 'utf8')), options.configFile);
+    } catch (error) {
+      throw new StartupError(`Cannot import --config ${options.configFile}: ${(error as Error).message}`);
+    }
+    await manager.put(servers);
+  }
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  // Host first: a rebinding page must learn nothing, not even whether the token was right.
+  app.use(hostCheckMiddleware({ allowedHosts: [...options.allowedHosts, options.host] }));
+  app.use(originMiddleware({ development }));
+  app.use('/api/mcp/health', healthRouter(options.mode, Date.now()));
+
+  const api = express.Router();
+  api.use(tokenMiddleware({ token }));
+  if (options.rateLimitPerMinute > 0) {
+    api.use(
+      rateLimit({
+        windowMs: 60_000,
+        limit: options.rateLimitPerMinute,
+        standardHeaders: 'draft-8',
+        legacyHeaders: false,
+        handler: (_req, res) => {
+          res
+            .status(429)
+            .json({ error: `Too many requests: more than ${options.rateLimitPerMinute} a minute` });
+        },
+      }),
+    );
+  }
+  api.use(express.json({ limit: options.bodyLimitBytes }));
+  api.use('/servers', serversRouter(manager, executions));
+  api.use('/tools', toolsRouter(manager, executions));
+  api.use('/resources', resourcesRouter(manager));
+  api.use('/prompts', promptsRouter(manager));
+  api.use(
+    '/rpc-logs',
+    rpcLogsRouter(bus, {
+      keepaliveMs: options.sseKeepaliveMs,
+      maxBufferedBytes: options.sseMaxBufferedBytes,
+    }),
+  );
+  api.use(apiNotFound());
+  app.use('/api/mcp', api);
+  if (!development) {
+    const files = staticFiles(options.staticDir);
+    if (files) app.use(files);
+  }
+  app.use(errorMiddleware({ development, log: options.log }));
+
+  let server: Server | undefined;
+  return {
+    app,
+    options,
+    token,
+    manager,
+    executions,
+    bus,
+    async listen() {
+      server = app.listen(options.port, options.host);
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+      return `http://${host}:${port}`;
+    },
+    async close() {
+      await manager.closeAll();
+      if (!server) return;
+      const closed = new Promise<void>((resolve) => server?.close(() => resolve()));
+      // Open SSE streams and keep-alive sockets would hold close() forever.
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

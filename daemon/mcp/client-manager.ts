@@ -1,0 +1,69 @@
+import type { ServerConfig, ServerRecord } from '../../shared/servers.ts';
+import { notFound } from '../errors.ts';
+import { readRegistry, type StoredServer, writeRegistry } from '../servers/registry-file.ts';
+import { type ConnectionDeps, ServerConnection } from './server-connection.ts';
+
+/** The registered servers and their pooled connections; every change is persisted to the registry file. */
+export class ClientManager {
+  private readonly connections = new Map<string, ServerConnection>();
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly registryFile: string,
+    private readonly deps: ConnectionDeps,
+  ) {}
+
+  async load(): Promise<void> {
+    for (const server of await readRegistry(this.registryFile)) this.add(server);
+  }
+
+  list(): ServerRecord[] {
+    return [...this.connections.values()].map((c) => c.record());
+  }
+
+  get(id: string): ServerConnection {
+    const connection = this.connections.get(id);
+    if (!connection) throw notFound(`Unknown server "${id}"`);
+    return connection;
+  }
+
+  has(id: string): boolean {
+    return this.connections.has(id);
+  }
+
+  /** Adds or replaces a server; a replaced server's connection is closed. Returns whether it was new. */
+  async put(servers: StoredServer[]): Promise<void> {
+    for (const server of servers) {
+      await this.connections.get(server.id)?.disconnect();
+      this.add(server);
+    }
+    await this.save();
+  }
+
+  async remove(id: string): Promise<void> {
+    const connection = this.get(id);
+    this.connections.delete(id);
+    await connection.disconnect();
+    await this.save();
+  }
+
+  configOf(id: string): ServerConfig | undefined {
+    return this.connections.get(id)?.config;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.disconnect()));
+    await this.saving;
+  }
+
+  private add(server: StoredServer): void {
+    this.connections.set(server.id, new ServerConnection(server.id, server.name, server.config, this.deps));
+  }
+
+  /** Writes are chained so two quick changes never race on the file. */
+  private save(): Promise<void> {
+    const servers = [...this.connections.values()].map(({ id, name, config }) => ({ id, name, config }));
+    this.saving = this.saving.catch(() => {}).then(() => writeRegistry(this.registryFile, servers));
+    return this.saving;
+  }
+}

@@ -1,0 +1,121 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from '../../shared/servers.ts';
+import { UpstreamError } from '../errors.ts';
+import type { ExitInfo } from './transports/stdio-transport.ts';
+
+export interface StdioOutcome {
+  exit?: ExitInfo;
+  stderrTail: string[];
+}
+
+const STATUS_HINTS: Record<number, string> = {
+  401: "it wants authorization (OAuth or a key): add an Authorization header to the server's headers",
+  403: "the credential was refused: check the server's headers",
+  404: 'nothing at that path: check the URL (…/mcp for Streamable HTTP, …/sse for SSE) and the transport',
+  405: 'the method is not allowed there: the transport may be wrong (SSE vs Streamable HTTP)',
+};
+
+/** A URL safe to show: no credentials, no query string (which often carries keys). */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the configured URL';
+  }
+}
+
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    if (current instanceof Error) {
+      parts.push(current.message, String((current as NodeJS.ErrnoException).code ?? ''));
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      break;
+    }
+  }
+  return parts.join(' ');
+}
+
+function httpStatusOf(error: unknown, text: string): number | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'number' && code >= 100 && code < 600) return code;
+  const match = /\b(?:status code|HTTP) \(?(\d{3})\)?/i.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+function describeExit(exit: ExitInfo): string {
+  return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+}
+
+export function stderrSuffix(stderrTail: string[]): string {
+  const lines = stderrTail.filter((line) => line.trim()).slice(-5);
+  return lines.length ? ` Last stderr lines: ${lines.join(' | ')}` : ' It wrote nothing to stderr.';
+}
+
+/**
+ * Turns a failed connection into a sentence a developer can act on: the top complaint about existing
+ * inspectors is a bare "Connection failed".
+ */
+export function explainConnectError(
+  error: unknown,
+  config: ServerConfig,
+  timeoutMs: number,
+  stdio?: StdioOutcome,
+): UpstreamError {
+  const text = errorText(error);
+  const mcpCode = error instanceof McpError ? error.code : undefined;
+  if (mcpCode === ErrorCode.RequestTimeout) {
+    return new UpstreamError(
+      `No answer to the MCP initialize request within ${timeoutMs / 1000} s: is it an MCP server, and is the transport right?`,
+      'CONNECT_TIMEOUT',
+    );
+  }
+  if (config.transport === 'stdio') {
+    const command = `"${config.command}"`;
+    if (/\bENOENT\b/.test(text)) {
+      const where =
+        config.cwd && /spawn .* ENOENT/.test(text) ? ' (or the working folder does not exist)' : '';
+      return new UpstreamError(
+        `Command not found: ${command}${where}. Install it or give its full path; the daemon's PATH is searched.`,
+        'COMMAND_NOT_FOUND',
+      );
+    }
+    if (/\bEACCES\b/.test(text)) {
+      return new UpstreamError(
+        `Permission denied running ${command}: is it executable?`,
+        'COMMAND_NOT_EXECUTABLE',
+      );
+    }
+    if (stdio?.exit) {
+      return new UpstreamError(
+        `The server process ${describeExit(stdio.exit)} before the MCP handshake finished.${stderrSuffix(stdio.stderrTail)}`,
+        'PROCESS_EXITED',
+        { exitCode: stdio.exit.code, signal: stdio.exit.signal },
+      );
+    }
+    return new UpstreamError(`Could not start ${command}: ${text.trim()}`, 'CONNECT_FAILED');
+  }
+  const where = describeUrl(config.url);
+  if (/ECONNREFUSED/.test(text)) {
+    return new UpstreamError(
+      `Connection refused at ${where}: is the server running on that port?`,
+      'CONNECTION_REFUSED',
+    );
+  }
+  if (/ENOTFOUND|EAI_AGAIN/.test(text)) {
+    return new UpstreamError(`Host not found: ${where}`, 'HOST_NOT_FOUND');
+  }
+  const status = httpStatusOf(error, text);
+  if (status !== undefined) {
+    const hint =
+      STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed' : 'check the URL and transport');
+    return new UpstreamError(`The server answered HTTP ${status} at ${where}: ${hint}.`, 'HTTP_STATUS', {
+      status,
+    });
+  }
+  return new UpstreamError(`Could not connect to ${where}: ${text.trim()}`, 'CONNECT_FAILED');
+}

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitationResponse, ExecutionOutcome, JsonObject } from '../../shared/api.ts';
+import { HttpError, notFound, TimeoutError } from '../errors.ts';
+import type { ServerConnection } from './server-connection.ts';
+
+export interface ExecutionLimits {
+  /** Default tool-call time-out; progress notifications reset it, pending elicitations pause it. */
+  toolTimeoutMs: number;
+  /** An elicitation nobody answers within this time is answered `cancel`, so the lock never sticks. */
+  elicitationTimeoutMs: number;
+}
+
+interface PendingElicitation {
+  requestId: string;
+  request: JsonObject;
+  timestamp: string;
+  delivered: boolean;
+  answer: (result: ElicitResult) => void;
+  timer: NodeJS.Timeout;
+}
+
+class Cancelled extends Error {}
+
+type Finish = { outcome: ExecutionOutcome } | { error: unknown };
+
+/** One tool call in flight: its pending elicitations and whoever waits for its next event. */
+class Execution {
+  readonly id = randomUUID();
+  readonly pending: PendingElicitation[] = [];
+  readonly abort = new AbortController();
+  finished?: Finish;
+  private waiters: Array<() => void> = [];
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    readonly serverId: string,
+    readonly toolName: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** (Re)starts the tool-call time-out; paused while an elicitation waits for the user. */
+  armTimer(): void {
+    clearTimeout(this.timer);
+    if (this.finished || this.pending.length > 0) return;
+    this.timer = setTimeout(() => {
+      const seconds = Math.round(this.timeoutMs / 100) / 10;
+      this.abort.abort(
+        new TimeoutError(`Tool "${this.toolName}" did not finish within ${seconds} s without progress`),
+      );
+    }, this.timeoutMs);
+  }
+
+  finish(finish: Finish): void {
+    if (this.finished) return;
+    this.finished = finish;
+    clearTimeout(this.timer);
+    for (const pending of this.pending.splice(0)) {
+      clearTimeout(pending.timer);
+      pending.answer({ action: 'cancel' });
+    }
+    this.wake();
+  }
+
+  wake(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  /** The next thing to tell the caller: the result, an elicitation not yet shown, or one still unanswered. */
+  next(): Promise<ExecutionOutcome> {
+    return new Promise((resolve, reject) => {
+      const settle = (): void => {
+        const finished = this.finished;
+        if (finished) {
+          if ('outcome' in finished) resolve(finished.outcome);
+          else reject(finished.error);
+          return;
+        }
+        const elicitation = this.pending.find((p) => !p.delivered) ?? this.pending[0];
+        if (elicitation) {
+          elicitation.delivered = true;
+          resolve({
+            status: 'elicitation_required',
+            executionId: this.id,
+            requestId: elicitation.requestId,
+            request: elicitation.request,
+            timestamp: elicitation.timestamp,
+          });
+          return;
+        }
+        this.waiters.push(settle);
+      };
+      settle();
+    });
+  }
+}
+
+/** The service-wide one-at-a-time execution lock with its elicitation queue (SPEC part 3). */
+export class ExecutionManager {
+  private active?: Execution;
+
+  constructor(private readonly limits: ExecutionLimits) {}
+
+  get activeExecution(): { id: string; serverId: string; toolName: string } | undefined {
+    const active = this.active;
+    return active && { id: active.id, serverId: active.serverId, toolName: active.toolName };
+  }
+
+  async execute(
+    connection: ServerConnection,
+    toolName: string,
+    parameters: JsonObject,
+    timeoutMs = this.limits.toolTimeoutMs,
+  ): Promise<ExecutionOutcome> {
+    const activeExecution = this.activeExecution;
+    if (activeExecution) {
+      throw new HttpError(409, 'Another execution is already in progress', { activeExecution });
+    }
+    const execution = new Execution(connection.id, toolName, timeoutMs);
+    this.active = execution;
+    try {
+      if (!(await connection.hasTool(toolName))) {
+        throw notFound(`Unknown tool "${toolName}" on server "${connection.id}"`);
+      }
+    } catch (error) {
+      this.release(execution);
+      throw error;
+    }
+    execution.armTimer();
+    connection
+      .callTool(toolName, parameters, {
+        signal: execution.abort.signal,
+        // The SDK's own time-out cannot pause while the user answers an elicitation: ours does.
+        timeout: 2_147_483_647,
+        onprogress: () => execution.armTimer(),
+      })
+      .then(
+        (result): Finish => ({ outcome: { status: 'completed', executionId: execution.id, result } }),
+        (error: unknown): Finish =>
+          error instanceof Cancelled
+            ? { outcome: { status: 'cancelled', executionId: execution.id } }
+            : { error },
+      )
+      .then((finish) => {
+        // The lock is free before anyone hears of the end, so an immediate next execute succeeds.
+        this.release(execution);
+        execution.finish(finish);
+      });
+    return execution.next();
+  }
+
+  respond(requestId: string, response: ElicitationResponse): Promise<ExecutionOutcome> {
+    const execution = this.active;
+    if (!execution) throw notFound('No execution is active, so there is no elicitation to answer');
+    const index = execution.pending.findIndex((p) => p.requestId === requestId);
+    const pending = execution.pending[index];
+    if (!pending) throw notFound(`No pending elicitation has requestId "${requestId}"`);
+    execution.pending.splice(index, 1);
+    clearTimeout(pending.timer);
+    pending.answer(
+      response.action === 'accept'
+        ? { action: 'accept', content: (response.content ?? {}) as ElicitResult['content'] }
+        : { action: response.action },
+    );
+    execution.armTimer();
+    return execution.next();
+  }
+
+  /** Ends the active execution: the SDK sends `notifications/cancelled` to the server. */
+  cancel(executionId: string): { status: 'cancelled'; executionId: string } {
+    const execution = this.active;
+    if (!execution || execution.id !== executionId)
+      throw notFound(`No active execution has id "${executionId}"`);
+    execution.abort.abort(new Cancelled('Cancelled by the user'));
+    return { status: 'cancelled', executionId };
+  }
+
+  /** The elicitation handler of every connection: queues the request on the execution of that server. */
+  handleElicitation = (serverId: string, request: JsonObject, signal: AbortSignal): Promise<ElicitResult> => {
+    const execution = this.active;
+    if (!execution || execution.serverId !== serverId || execution.finished) {
+      return Promise.resolve({ action: 'cancel' });
+    }
+    return new Promise((resolve) => {
+      const pending: PendingElicitation = {
+        requestId: randomUUID(),
+        request,
+        timestamp: new Date().toISOString(),
+        delivered: false,
+        answer: resolve,
+        timer: setTimeout(() => {
+          const index = execution.pending.indexOf(pending);
+          if (index >= 0) execution.pending.splice(index, 1);
+          resolve({ action: 'cancel' });
+          execution.armTimer();
+        }, this.limits.elicitationTimeoutMs),
+      };
+      // The server may give up on its request (it was cancelled): forget it.
+      signal.addEventListener('abort', () => {
+        const index = execution.pending.indexOf(pending);
+        if (index >= 0) execution.pending.splice(index, 1);
+        clearTimeout(pending.timer);
+        execution.armTimer();
+      });
+      execution.pending.push(pending);
+      execution.armTimer();
+      execution.wake();
+    });
+  };
+
+  private release(execution: Execution): void {
+    if (this.active === execution) this.active = undefined;
+  }
+}

@@ -1,0 +1,241 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ElicitRequestSchema,
+  type ElicitResult,
+  McpError,
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { JsonObject, ToolsListResponse } from '../../shared/api.ts';
+import { maskConfig, type ServerConfig, type ServerRecord, type ServerStatus } from '../../shared/servers.ts';
+import { UpstreamError } from '../errors.ts';
+import type { LogBus } from '../logs/log-bus.ts';
+import { VERSION } from '../version.ts';
+import { explainConnectError, stderrSuffix } from './connect-error.ts';
+import { redact, secretsOf } from './redact.ts';
+import { createTransport } from './transports/create-transport.ts';
+import { LoggingTransport } from './transports/logging-transport.ts';
+import { StdioTransport } from './transports/stdio-transport.ts';
+
+export const CLIENT_INFO = { name: 'inspector-daemon', version: VERSION };
+
+export type ElicitationHandler = (
+  serverId: string,
+  params: JsonObject,
+  signal: AbortSignal,
+) => Promise<ElicitResult>;
+
+export interface ConnectionDeps {
+  bus: LogBus;
+  connectTimeoutMs: number;
+  onElicitation: ElicitationHandler;
+  onStatus?: (record: ServerRecord) => void;
+  debug?: (line: string) => void;
+}
+
+type Raw = JsonObject;
+
+/** One registered MCP server and its pooled SDK client, connected lazily and re-established after a drop. */
+export class ServerConnection {
+  status: ServerStatus = 'disconnected';
+  lastError?: string;
+  private client?: Client;
+  private connecting?: Promise<Client>;
+  private closing = false;
+  private readonly secrets: string[];
+  private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion'>;
+  /** Tool name → `_meta`, refreshed by every tools/list and dropped on `list_changed`. */
+  private toolsMeta?: Map<string, JsonObject>;
+
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly config: ServerConfig,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.secrets = secretsOf(config);
+  }
+
+  record(): ServerRecord {
+    const record: ServerRecord = {
+      id: this.id,
+      name: this.name,
+      config: maskConfig(this.config),
+      status: this.status,
+    };
+    if (this.lastError) record.lastError = this.lastError;
+    if (this.initResult) Object.assign(record, this.initResult);
+    return record;
+  }
+
+  ensureConnected(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  async disconnect(): Promise<void> {
+    await this.connecting?.catch(() => {});
+    const client = this.client;
+    this.client = undefined;
+    this.toolsMeta = undefined;
+    if (client) {
+      this.closing = true;
+      await client.close().catch(() => {});
+      this.closing = false;
+    }
+    this.setStatus('disconnected');
+  }
+
+  async listTools(): Promise<ToolsListResponse> {
+    const { items, rest } = await this.listAll('tools/list', 'tools');
+    const tools = items as ToolsListResponse['tools'];
+    const meta = new Map<string, JsonObject>();
+    for (const tool of tools) if (tool._meta) meta.set(tool.name, tool._meta);
+    this.toolsMeta = new Map(tools.map((tool) => [tool.name, tool._meta ?? {}]));
+    return { ...rest, tools, toolsMetadata: Object.fromEntries(meta) };
+  }
+
+  /** Whether the server lists the tool; lists once per connection and again before saying no. */
+  async hasTool(name: string): Promise<boolean> {
+    if (this.toolsMeta?.has(name)) return true;
+    await this.listTools();
+    return this.toolsMeta?.has(name) ?? false;
+  }
+
+  toolMeta(name: string): JsonObject | undefined {
+    return this.toolsMeta?.get(name);
+  }
+
+  /**
+   * tools/call through the generic request path: the SDK's callTool would validate structuredContent
+   * against the outputSchema and throw, but the inspector must show the server's result as it is.
+   */
+  callTool(name: string, args: JsonObject, options: RequestOptions): Promise<Raw> {
+    return this.request('tools/call', { name, arguments: args }, options);
+  }
+
+  async listAll(method: string, key: string): Promise<{ items: Raw[]; rest: Raw }> {
+    const items: Raw[] = [];
+    let rest: Raw = {};
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    do {
+      const page = await this.request(method, cursor ? { cursor } : {});
+      const { [key]: pageItems, nextCursor, ...others } = page;
+      if (Array.isArray(pageItems)) items.push(...(pageItems as Raw[]));
+      rest = others;
+      cursor = typeof nextCursor === 'string' && !seen.has(nextCursor) ? nextCursor : undefined;
+      if (cursor) seen.add(cursor);
+    } while (cursor);
+    return { items, rest };
+  }
+
+  async request(method: string, params: JsonObject, options?: RequestOptions): Promise<Raw> {
+    const client = await this.ensureConnected();
+    try {
+      return (await client.request({ method, params }, ResultSchema.passthrough(), options)) as Raw;
+    } catch (error) {
+      if (error instanceof McpError || error instanceof UpstreamError || options?.signal?.aborted)
+        throw error;
+      // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
+      const failure = new UpstreamError(
+        redact(`The connection to the server failed: ${(error as Error).message}`, this.secrets),
+        'TRANSPORT_ERROR',
+      );
+      await this.dropAfterFailure(client, failure.message);
+      throw failure;
+    }
+  }
+
+  private async connect(): Promise<Client> {
+    this.setStatus('connecting');
+    const client = new Client(CLIENT_INFO, {
+      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+    });
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      this.deps.onElicitation(this.id, request.params as JsonObject, extra.signal),
+    );
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.toolsMeta = undefined;
+    });
+    const inner = createTransport(this.config, (line) => this.publishStderr(line));
+    const transport = new LoggingTransport(inner, (direction, message) =>
+      this.deps.bus.publish({
+        type: 'rpc',
+        serverId: this.id,
+        direction,
+        timestamp: new Date().toISOString(),
+        message: message as Raw,
+      }),
+    );
+    try {
+      await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
+    } catch (error) {
+      await client.close().catch(() => {});
+      // Closing waited for a STDIO child to end, so its exit code and stderr are known by now.
+      const stdio = inner instanceof StdioTransport ? inner : undefined;
+      const explained = explainConnectError(error, this.config, this.deps.connectTimeoutMs, stdio);
+      const failure = new UpstreamError(
+        redact(explained.message, this.secrets),
+        explained.code,
+        explained.data,
+      );
+      this.setStatus('error', failure.message);
+      this.deps.debug?.(`${this.id}: connect failed: ${failure.message}`);
+      throw failure;
+    }
+    client.onclose = () => {
+      if (this.client !== client || this.closing) return;
+      this.client = undefined;
+      this.toolsMeta = undefined;
+      const reason =
+        inner instanceof StdioTransport && inner.exit
+          ? `The server process ${inner.exit.signal ? `was killed by ${inner.exit.signal}` : `exited with code ${inner.exit.code}`}; it is started again on the next call.${stderrSuffix(inner.stderrTail)}`
+          : 'The connection closed; it is opened again on the next call.';
+      this.setStatus('error', redact(reason, this.secrets));
+    };
+    this.client = client;
+    this.initResult = {
+      ...(client.getServerVersion() && {
+        serverInfo: client.getServerVersion() as ServerRecord['serverInfo'],
+      }),
+      ...(client.getServerCapabilities() && { capabilities: client.getServerCapabilities() as JsonObject }),
+      ...(transport.protocolVersion && { protocolVersion: transport.protocolVersion }),
+    };
+    this.setStatus('connected');
+    this.deps.debug?.(`${this.id}: connected (${this.config.transport})`);
+    return client;
+  }
+
+  private async dropAfterFailure(client: Client, reason: string): Promise<void> {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.toolsMeta = undefined;
+    this.closing = true;
+    await client.close().catch(() => {});
+    this.closing = false;
+    this.setStatus('error', reason);
+  }
+
+  private publishStderr(line: string): void {
+    this.deps.bus.publish({
+      type: 'rpc',
+      serverId: this.id,
+      direction: 'stderr',
+      timestamp: new Date().toISOString(),
+      message: redact(line, this.secrets),
+    });
+  }
+
+  private setStatus(status: ServerStatus, lastError?: string): void {
+    this.status = status;
+    if (status === 'error') this.lastError = lastError;
+    else if (status === 'connected') this.lastError = undefined;
+    if (status !== 'connected') this.initResult = status === 'connecting' ? this.initResult : undefined;
+    this.deps.onStatus?.(this.record());
+  }
+}

@@ -1,0 +1,57 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { DaemonMode } from '../shared/health.ts';
+
+export interface DaemonOptions {
+  port: number;
+  host: string;
+  mode: DaemonMode;
+  /** Holds the token file and the server registry. */
+  dataDir: string;
+  /** The session token; `undefined` reads or creates the one in dataDir; `null` turns auth off (loopback only). */
+  token?: string | null;
+  /** Extra Host header names to accept beside loopback ones. */
+  allowedHosts: string[];
+  /** An `mcpServers` file imported at start. */
+  configFile?: string;
+  connectTimeoutMs: number;
+  toolTimeoutMs: number;
+  elicitationTimeoutMs: number;
+  logBufferSize: number;
+  sseKeepaliveMs: number;
+  sseMaxBufferedBytes: number;
+  bodyLimitBytes: number;
+  /** Requests per client per minute; 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  /** The built web app, served in production mode when it exists. */
+  staticDir: string;
+  /** Debug lines (DEBUG_MCP_SELECTION); silent when absent. */
+  debug?: (line: string) => void;
+  log: (line: string) => void;
+}
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  return join(base, 'inspector-daemon');
+}
+
+export function defaultOptions(overrides: Partial<DaemonOptions> = {}): DaemonOptions {
+  return {
+    port: 6274,
+    host: '127.0.0.1',
+    mode: 'production',
+    dataDir: defaultDataDir(),
+    allowedHosts: [],
+    connectTimeoutMs: 30_000,
+    toolTimeoutMs: 5 * 60_000,
+    elicitationTimeoutMs: 10 * 60_000,
+    logBufferSize: 10_000,
+    sseKeepaliveMs: 15_000,
+    sseMaxBufferedBytes: 1024 * 1024,
+    bodyLimitBytes: 4 * 1024 * 1024,
+    rateLimitPerMinute: 20_000,
+    staticDir: join(import.meta.dirname, '..', 'dist', 'client'),
+    log: (line) => console.log(line),
+    ...overrides,
+  };
+}

@@ -1,0 +1,51 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Router } from 'express';
+import type { PromptGetRequest, ServerRequest } from '../../shared/api.ts';
+import { promptGetRequestSchema, serverRequestSchema } from '../../shared/schemas.ts';
+import { notFound } from '../errors.ts';
+import { validate } from '../http/validate.ts';
+import type { ClientManager } from '../mcp/client-manager.ts';
+import type { ServerConnection } from '../mcp/server-connection.ts';
+
+export async function listPrompts(connection: ServerConnection): Promise<Record<string, unknown>> {
+  const { items, rest } = await connection.listAll('prompts/list', 'prompts');
+  return { ...rest, prompts: items };
+}
+
+/** SPEC part 4: every value of `args` becomes a string; without `args`, no arguments are passed. */
+export async function getPrompt(
+  connection: ServerConnection,
+  name: string,
+  args: Record<string, unknown> | undefined,
+): Promise<{ content: unknown }> {
+  const params: Record<string, unknown> = { name };
+  if (args) params.arguments = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]));
+  try {
+    return { content: await connection.request('prompts/get', params) };
+  } catch (error) {
+    // Servers answer an unknown name with "invalid params"; say 404 when the list confirms it.
+    if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
+      const { prompts } = await listPrompts(connection);
+      if (!(prompts as Array<{ name?: string }>).some((p) => p.name === name)) {
+        throw notFound(`Unknown prompt "${name}" on server "${connection.id}"`);
+      }
+    }
+    throw error;
+  }
+}
+
+export function promptsRouter(manager: ClientManager): Router {
+  const router = Router();
+
+  router.post('/list', async (req, res) => {
+    const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
+    res.json(await listPrompts(manager.get(serverId)));
+  });
+
+  router.post('/get', async (req, res) => {
+    const { serverId, name, args } = validate<PromptGetRequest>(promptGetRequestSchema, req.body);
+    res.json(await getPrompt(manager.get(serverId), name, args));
+  });
+
+  return router;
+}

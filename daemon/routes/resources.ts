@@ -1,0 +1,41 @@
+import { Router } from 'express';
+import type { ResourceReadRequest, ServerRequest } from '../../shared/api.ts';
+import { resourceReadRequestSchema, serverRequestSchema } from '../../shared/schemas.ts';
+import { validate } from '../http/validate.ts';
+import type { ClientManager } from '../mcp/client-manager.ts';
+import type { ServerConnection } from '../mcp/server-connection.ts';
+
+export async function listResources(connection: ServerConnection): Promise<Record<string, unknown>> {
+  const { items, rest } = await connection.listAll('resources/list', 'resources');
+  return { ...rest, resources: items };
+}
+
+export async function listResourceTemplates(connection: ServerConnection): Promise<Record<string, unknown>> {
+  const { items, rest } = await connection.listAll('resources/templates/list', 'resourceTemplates');
+  return { ...rest, resourceTemplates: items };
+}
+
+export async function readResource(connection: ServerConnection, uri: string): Promise<{ content: unknown }> {
+  return { content: await connection.request('resources/read', { uri }) };
+}
+
+export function resourcesRouter(manager: ClientManager): Router {
+  const router = Router();
+
+  router.post('/list', async (req, res) => {
+    const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
+    res.json(await listResources(manager.get(serverId)));
+  });
+
+  router.post('/templates/list', async (req, res) => {
+    const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
+    res.json(await listResourceTemplates(manager.get(serverId)));
+  });
+
+  router.post('/read', async (req, res) => {
+    const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
+    res.json(await readResource(manager.get(serverId), uri));
+  });
+
+  return router;
+}

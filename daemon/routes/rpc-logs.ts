@@ -1,0 +1,52 @@
+import type { Request, Response } from 'express';
+import { Router } from 'express';
+import type { RpcLogEntry } from '../../shared/logs.ts';
+import type { LogBus } from '../logs/log-bus.ts';
+
+export interface RpcLogsOptions {
+  keepaliveMs: number;
+  /** A subscriber whose unsent output passes this many bytes is dropped (it can resume by Last-Event-ID). */
+  maxBufferedBytes: number;
+}
+
+function startAfter(req: Request, bus: LogBus): RpcLogEntry[] {
+  const lastEventId = req.header('last-event-id') ?? (req.query.lastEventId as string | undefined);
+  if (lastEventId !== undefined && /^\d+$/.test(lastEventId)) return bus.since(Number(lastEventId));
+  const replay = Number(req.query.replay);
+  return Number.isInteger(replay) && replay > 0 ? bus.last(replay) : [];
+}
+
+/** `GET /api/mcp/rpc-logs`: Server-Sent Events of every JSON-RPC message (DESIGN "Logs"). */
+export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
+  const router = Router();
+  router.get('/', (req: Request, res: Response) => {
+    const ids = typeof req.query.serverIds === 'string' ? req.query.serverIds.split(',').filter(Boolean) : [];
+    const wanted = ids.length ? new Set(ids) : undefined;
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.write('retry: 2000\n\n');
+
+    let open = true;
+    const close = (): void => {
+      if (!open) return;
+      open = false;
+      unsubscribe();
+      clearInterval(keepalive);
+      res.end();
+    };
+    const send = (entry: RpcLogEntry): void => {
+      if (!open || (wanted && !wanted.has(entry.serverId))) return;
+      res.write(`id: ${entry.seq}\ndata: ${JSON.stringify(entry)}\n\n`);
+      if (res.writableLength > options.maxBufferedBytes) close();
+    };
+    for (const entry of startAfter(req, bus)) send(entry);
+    const unsubscribe = bus.subscribe(send);
+    const keepalive = setInterval(() => res.write(': keepalive\n\n'), options.keepaliveMs);
+    req.on('close', close);
+  });
+  return router;
+}

@@ -1,0 +1,112 @@
+import { Router } from 'express';
+import type { ImportServersRequest } from '../../shared/api.ts';
+import {
+  importServersRequestSchema,
+  promptArgsRequestSchema,
+  putServerRequestSchema,
+  toolCallRequestSchema,
+} from '../../shared/schemas.ts';
+import { type PutServerRequest, SERVER_ID_PATTERN, unmaskConfig } from '../../shared/servers.ts';
+import { badRequest } from '../errors.ts';
+import { validate } from '../http/validate.ts';
+import type { ClientManager } from '../mcp/client-manager.ts';
+import type { ExecutionManager } from '../mcp/execution.ts';
+import { parseMcpServers } from '../servers/registry-file.ts';
+import { getPrompt, listPrompts } from './prompts.ts';
+import { listResources, readResource } from './resources.ts';
+import { sendOutcome } from './tools.ts';
+
+const ID = new RegExp(SERVER_ID_PATTERN);
+
+/** The server registry and the per-server REST group (SPEC "Other routes", DESIGN "Servers"). */
+export function serversRouter(manager: ClientManager, executions: ExecutionManager): Router {
+  const router = Router();
+  const server = (id: string | undefined) => manager.get(String(id));
+
+  router.get('/', (_req, res) => {
+    res.json({ servers: manager.list() });
+  });
+
+  router.post('/import', async (req, res) => {
+    const body = validate<ImportServersRequest>(importServersRequestSchema, req.body);
+    let servers: ReturnType<typeof parseMcpServers>;
+    try {
+      servers = parseMcpServers(body, 'mcpServers');
+    } catch (error) {
+      throw badRequest((error as Error).message);
+    }
+    const imported = servers.map((s) => ({ ...s, config: unmaskConfig(s.config, manager.configOf(s.id)) }));
+    await manager.put(imported);
+    res.json({ servers: imported.map((s) => manager.get(s.id).record()) });
+  });
+
+  router.get('/:id', (req, res) => {
+    res.json(server(req.params.id).record());
+  });
+
+  router.put('/:id', async (req, res) => {
+    const id = req.params.id;
+    if (!ID.test(id))
+      throw badRequest('id: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    const body = validate<PutServerRequest>(putServerRequestSchema, req.body);
+    const existed = manager.has(id);
+    const config = unmaskConfig(body.config, manager.configOf(id));
+    await manager.put([{ id, name: body.name ?? id, config }]);
+    res.status(existed ? 200 : 201).json(manager.get(id).record());
+  });
+
+  router.delete('/:id', async (req, res) => {
+    await manager.remove(req.params.id);
+    res.json({ success: true, id: req.params.id });
+  });
+
+  router.post('/:id/connect', async (req, res) => {
+    const connection = server(req.params.id);
+    await connection.ensureConnected();
+    res.json(connection.record());
+  });
+
+  router.post('/:id/disconnect', async (req, res) => {
+    const connection = server(req.params.id);
+    await connection.disconnect();
+    res.json(connection.record());
+  });
+
+  router.get('/:id/tools', async (req, res) => {
+    res.json(await server(req.params.id).listTools());
+  });
+
+  router.post('/:id/tools/:name/call', async (req, res) => {
+    const body = validate<{ parameters?: Record<string, unknown>; timeoutMs?: number }>(
+      toolCallRequestSchema,
+      req.body ?? {},
+    );
+    const outcome = await executions.execute(
+      server(req.params.id),
+      req.params.name,
+      body.parameters ?? {},
+      body.timeoutMs,
+    );
+    sendOutcome(res, outcome);
+  });
+
+  router.get('/:id/resources', async (req, res) => {
+    res.json(await listResources(server(req.params.id)));
+  });
+
+  // The URI is one percent-encoded path segment: /resources/demo%3A%2F%2Fresource%2F1
+  router.get('/:id/resources/:uri', async (req, res) => {
+    res.json(await readResource(server(req.params.id), req.params.uri));
+  });
+
+  router.get('/:id/prompts', async (req, res) => {
+    res.json(await listPrompts(server(req.params.id)));
+  });
+
+  router.post('/:id/prompts/:name/get', async (req, res) => {
+    const body = validate<{ args?: Record<string, unknown> }>(promptArgsRequestSchema, req.body ?? {});
+    res.json(await getPrompt(server(req.params.id), req.params.name, body.args));
+  });
+
+  return router;
+}

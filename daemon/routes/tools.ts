@@ -1,0 +1,52 @@
+import { type Response, Router } from 'express';
+import type {
+  CancelRequest,
+  ExecuteRequest,
+  ExecutionOutcome,
+  RespondRequest,
+  ServerRequest,
+} from '../../shared/api.ts';
+import {
+  cancelRequestSchema,
+  executeRequestSchema,
+  respondRequestSchema,
+  serverRequestSchema,
+} from '../../shared/schemas.ts';
+import { validate } from '../http/validate.ts';
+import type { ClientManager } from '../mcp/client-manager.ts';
+import type { ExecutionManager } from '../mcp/execution.ts';
+
+/** 202 while an elicitation waits for an answer, 200 otherwise (SPEC part 3). */
+export function sendOutcome(res: Response, outcome: ExecutionOutcome): void {
+  res.status(outcome.status === 'elicitation_required' ? 202 : 200).json(outcome);
+}
+
+export function toolsRouter(manager: ClientManager, executions: ExecutionManager): Router {
+  const router = Router();
+
+  router.post('/list', async (req, res) => {
+    const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
+    res.json(await manager.get(serverId).listTools());
+  });
+
+  router.post('/execute', async (req, res) => {
+    const body = validate<ExecuteRequest>(executeRequestSchema, req.body);
+    const connection = manager.get(body.serverId);
+    sendOutcome(
+      res,
+      await executions.execute(connection, body.toolName, body.parameters ?? {}, body.timeoutMs),
+    );
+  });
+
+  router.post('/respond', async (req, res) => {
+    const body = validate<RespondRequest>(respondRequestSchema, req.body);
+    sendOutcome(res, await executions.respond(body.requestId, body.response));
+  });
+
+  router.post('/cancel', (req, res) => {
+    const body = validate<CancelRequest>(cancelRequestSchema, req.body);
+    res.json(executions.cancel(body.executionId));
+  });
+
+  return router;
+}

@@ -1,0 +1,125 @@
+/**
+ * JSON schemas of every request body. The daemon validates with them (ajv); the extension reuses them.
+ * Plain data only: no imports, so both runtimes can load this file.
+ */
+import { SERVER_ID_PATTERN } from './servers.ts';
+
+const serverId = { type: 'string', pattern: SERVER_ID_PATTERN } as const;
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+const nonEmpty = { type: 'string', minLength: 1 } as const;
+
+export const serverRequestSchema = {
+  type: 'object',
+  required: ['serverId'],
+  properties: { serverId },
+} as const;
+
+export const executeRequestSchema = {
+  type: 'object',
+  required: ['serverId', 'toolName'],
+  properties: {
+    serverId,
+    toolName: nonEmpty,
+    parameters: { type: 'object' },
+    timeoutMs: { type: 'integer', minimum: 1, maximum: 86_400_000 },
+  },
+} as const;
+
+export const respondRequestSchema = {
+  type: 'object',
+  required: ['requestId', 'response'],
+  properties: {
+    requestId: nonEmpty,
+    response: {
+      type: 'object',
+      required: ['action'],
+      properties: {
+        action: { enum: ['accept', 'decline', 'cancel'] },
+        content: { type: 'object' },
+      },
+    },
+  },
+} as const;
+
+export const cancelRequestSchema = {
+  type: 'object',
+  required: ['executionId'],
+  properties: { executionId: nonEmpty },
+} as const;
+
+export const resourceReadRequestSchema = {
+  type: 'object',
+  required: ['serverId', 'uri'],
+  properties: { serverId, uri: nonEmpty },
+} as const;
+
+export const promptGetRequestSchema = {
+  type: 'object',
+  required: ['serverId', 'name'],
+  properties: {
+    serverId,
+    name: nonEmpty,
+    args: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+  },
+} as const;
+
+export const serverConfigSchema = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['transport', 'command'],
+      additionalProperties: false,
+      properties: {
+        transport: { const: 'stdio' },
+        command: nonEmpty,
+        args: { type: 'array', items: { type: 'string' } },
+        env: stringMap,
+        cwd: nonEmpty,
+      },
+    },
+    {
+      type: 'object',
+      required: ['transport', 'url'],
+      additionalProperties: false,
+      properties: {
+        transport: { enum: ['sse', 'http', 'websocket'] },
+        url: { type: 'string', pattern: '^(https?|wss?)://' },
+        headers: stringMap,
+      },
+    },
+  ],
+} as const;
+
+export const putServerRequestSchema = {
+  type: 'object',
+  required: ['config'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    config: serverConfigSchema,
+  },
+} as const;
+
+export const importServersRequestSchema = {
+  type: 'object',
+  required: ['mcpServers'],
+  properties: {
+    mcpServers: {
+      type: 'object',
+      propertyNames: { pattern: SERVER_ID_PATTERN },
+      additionalProperties: { type: 'object' },
+    },
+  },
+} as const;
+
+export const toolCallRequestSchema = {
+  type: 'object',
+  properties: {
+    parameters: { type: 'object' },
+    timeoutMs: executeRequestSchema.properties.timeoutMs,
+  },
+} as const;
+
+export const promptArgsRequestSchema = {
+  type: 'object',
+  properties: { args: promptGetRequestSchema.properties.args },
+} as const;

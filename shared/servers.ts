@@ -1,0 +1,134 @@
+/** Server registry types and the conversion to and from the `mcpServers` JSON shape MCP clients use. */
+
+export interface StdioServerConfig {
+  transport: 'stdio';
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+export interface RemoteServerConfig {
+  transport: 'sse' | 'http' | 'websocket';
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export type ServerConfig = StdioServerConfig | RemoteServerConfig;
+
+export type ServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error';
+
+export interface ServerRecord {
+  id: string;
+  name: string;
+  config: ServerConfig;
+  status: ServerStatus;
+  lastError?: string;
+  serverInfo?: { name: string; version: string; title?: string };
+  capabilities?: Record<string, unknown>;
+  protocolVersion?: string;
+}
+
+export interface PutServerRequest {
+  name?: string;
+  config: ServerConfig;
+}
+
+/** One entry of an `mcpServers` file, as Claude Desktop, Cursor and the MCP inspector write it. */
+export interface McpServersEntry {
+  name?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  type?: string;
+  transport?: string;
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+export interface McpServersFile {
+  mcpServers: Record<string, McpServersEntry>;
+}
+
+/** What a masked secret looks like on the wire. A PUT that sends it back keeps the stored value. */
+export const MASKED_SECRET = '********';
+
+export const SERVER_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+
+const REMOTE_TYPES: Record<string, RemoteServerConfig['transport']> = {
+  sse: 'sse',
+  http: 'http',
+  'streamable-http': 'http',
+  streamableHttp: 'http',
+  websocket: 'websocket',
+  ws: 'websocket',
+};
+
+/** Converts one `mcpServers` entry; returns a problem description instead when it cannot. */
+export function configFromEntry(entry: McpServersEntry): ServerConfig | string {
+  if (typeof entry.command === 'string' && entry.command.length > 0) {
+    const config: StdioServerConfig = { transport: 'stdio', command: entry.command };
+    if (entry.args) config.args = entry.args;
+    if (entry.env) config.env = entry.env;
+    if (entry.cwd) config.cwd = entry.cwd;
+    return config;
+  }
+  if (typeof entry.url === 'string' && entry.url.length > 0) {
+    const declared = entry.type ?? entry.transport;
+    let transport: RemoteServerConfig['transport'] | undefined;
+    if (declared === undefined) {
+      transport = /^wss?:/.test(entry.url) ? 'websocket' : /\/sse\/?$/.test(entry.url) ? 'sse' : 'http';
+    } else {
+      transport = REMOTE_TYPES[declared];
+      if (!transport) return `unknown type "${declared}" (use sse, http or websocket)`;
+    }
+    const config: RemoteServerConfig = { transport, url: entry.url };
+    if (entry.headers) config.headers = entry.headers;
+    return config;
+  }
+  return 'needs either "command" (STDIO) or "url" (SSE, HTTP, WebSocket)';
+}
+
+export function entryFromConfig(name: string, id: string, config: ServerConfig): McpServersEntry {
+  const entry: McpServersEntry = name !== id ? { name } : {};
+  if (config.transport === 'stdio') {
+    entry.command = config.command;
+    if (config.args) entry.args = config.args;
+    if (config.env) entry.env = config.env;
+    if (config.cwd) entry.cwd = config.cwd;
+  } else {
+    entry.type = config.transport;
+    entry.url = config.url;
+    if (config.headers) entry.headers = config.headers;
+  }
+  return entry;
+}
+
+/** Every value of `env` and `headers` is treated as a secret: the wire and the logs only see the mask. */
+export function maskConfig(config: ServerConfig): ServerConfig {
+  const mask = (values: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.keys(values).map((key) => [key, MASKED_SECRET]));
+  if (config.transport === 'stdio') return config.env ? { ...config, env: mask(config.env) } : config;
+  return config.headers ? { ...config, headers: mask(config.headers) } : config;
+}
+
+/** A PUT may send masked values back: those keep what was stored under the same key. */
+export function unmaskConfig(incoming: ServerConfig, stored: ServerConfig | undefined): ServerConfig {
+  const keep = (values: Record<string, string> | undefined, previous: Record<string, string> | undefined) =>
+    values &&
+    Object.fromEntries(
+      Object.entries(values).map(([key, value]) => [
+        key,
+        value === MASKED_SECRET && previous?.[key] !== undefined ? previous[key] : value,
+      ]),
+    );
+  if (incoming.transport === 'stdio') {
+    const previous = stored?.transport === 'stdio' ? stored.env : undefined;
+    const env = keep(incoming.env, previous);
+    return env ? { ...incoming, env } : incoming;
+  }
+  const previous = stored && stored.transport !== 'stdio' ? stored.headers : undefined;
+  const headers = keep(incoming.headers, previous);
+  return headers ? { ...incoming, headers } : incoming;
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['tests/daemon/**/*.test.ts', 'tests/conformance/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Daemon tests spawn real MCP servers; two workers suit the 2-core CI machine.
+    maxWorkers: 2,
+  },
+});
