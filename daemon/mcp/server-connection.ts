@@ -36,6 +36,9 @@ export interface ConnectionDeps {
 
 type Raw = JsonObject;
 
+/** Accepts any result object as the server sent it: the inspector shows, it does not judge. */
+const ANY_RESULT = ResultSchema.passthrough();
+
 /** One registered MCP server and its pooled SDK client, connected lazily and re-established after a drop. */
 export class ServerConnection {
   status: ServerStatus = 'disconnected';
@@ -137,7 +140,7 @@ export class ServerConnection {
   async request(method: string, params: JsonObject, options?: RequestOptions): Promise<Raw> {
     const client = await this.ensureConnected();
     try {
-      return (await client.request({ method, params }, ResultSchema.passthrough(), options)) as Raw;
+      return (await client.request({ method, params }, ANY_RESULT, options)) as Raw;
     } catch (error) {
       if (error instanceof McpError || error instanceof UpstreamError || options?.signal?.aborted)
         throw error;
