@@ -1,0 +1,152 @@
+/**
+ * The daemon as the client under test of `@modelcontextprotocol/conformance`:
+ *   node --import tsx tests/conformance/adapter.ts <serverUrl>
+ * The runner appends the scenario server's URL and names the scenario in MCP_CONFORMANCE_SCENARIO.
+ * Everything goes through the daemon's HTTP API, as the web app would drive it. The daemon runs in
+ * this process unless INSPECTOR_DAEMON_URL (and INSPECTOR_DAEMON_TOKEN) name a running one.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecutionOutcome, JsonObject, ToolsListResponse } from '../../shared/api.ts';
+import type { ServerRecord } from '../../shared/servers.ts';
+
+interface Api {
+  call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  close(): Promise<void>;
+}
+
+interface ToolCall {
+  name: string;
+  arguments: JsonObject;
+}
+
+/** What each scenario needs the client to do once connected; other scenarios call every tool. */
+const SCENARIO_CALLS: Record<string, ToolCall[]> = {
+  initialize: [],
+  tools_call: [{ name: 'add_numbers', arguments: { a: 5, b: 3 } }],
+  'elicitation-sep1034-client-defaults': [{ name: 'test_client_elicitation_defaults', arguments: {} }],
+  'sse-retry': [{ name: 'test_reconnection', arguments: {} }],
+};
+
+async function main(): Promise<void> {
+  const serverUrl = process.argv.at(-1);
+  if (!serverUrl || !/^https?:\/\//.test(serverUrl)) throw new Error('usage: adapter.ts <serverUrl>');
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  const api = await openDaemon();
+  const id = `conformance-${scenario.replace(/[^A-Za-z0-9._-]/g, '-') || 'client'}`.slice(0, 64);
+  try {
+    await expectStatus(
+      api.call<ServerRecord>('PUT', `/servers/${id}`, { config: { transport: 'http', url: serverUrl } }),
+      [200, 201],
+    );
+    const record = await expectStatus(api.call<ServerRecord>('POST', `/servers/${id}/connect`), [200]);
+    log(`connected to ${record.serverInfo?.name ?? serverUrl} (protocol ${record.protocolVersion})`);
+    const { tools } = await expectStatus(
+      api.call<ToolsListResponse>('POST', '/tools/list', { serverId: id }),
+      [200],
+    );
+    log(`tools: ${tools.map((t) => t.name).join(', ') || '(none)'}`);
+    const calls =
+      SCENARIO_CALLS[scenario] ?? tools.map((t) => ({ name: t.name, arguments: sampleArguments(t) }));
+    for (const call of calls) await execute(api, id, call);
+  } finally {
+    if (process.env.INSPECTOR_DAEMON_URL) await api.call('DELETE', `/servers/${id}`).catch(() => {});
+    await api.close();
+  }
+}
+
+/** Runs one tool and answers every elicitation by accepting it empty, so the client's defaults apply. */
+async function execute(api: Api, serverId: string, call: ToolCall): Promise<void> {
+  let outcome = await expectStatus(
+    api.call<ExecutionOutcome>('POST', '/tools/execute', {
+      serverId,
+      toolName: call.name,
+      parameters: call.arguments,
+    }),
+    [200, 202],
+  );
+  while (outcome.status === 'elicitation_required') {
+    log(`elicitation for ${call.name}: accepting with empty content`);
+    outcome = await expectStatus(
+      api.call<ExecutionOutcome>('POST', '/tools/respond', {
+        requestId: outcome.requestId,
+        response: { action: 'accept', content: {} },
+      }),
+      [200, 202],
+    );
+  }
+  if (outcome.status !== 'completed') throw new Error(`${call.name} ended ${outcome.status}`);
+  log(`${call.name}: ${JSON.stringify(outcome.result)}`);
+}
+
+/** A value of the right type for each required property, for scenarios this adapter does not know. */
+function sampleArguments(tool: ToolsListResponse['tools'][number]): JsonObject {
+  const schema = tool.inputSchema as { properties?: Record<string, { type?: string }>; required?: string[] };
+  const samples: Record<string, unknown> = { number: 1, integer: 1, boolean: true, string: 'x', object: {} };
+  const args: JsonObject = {};
+  for (const name of schema.required ?? []) {
+    const type = schema.properties?.[name]?.type ?? 'string';
+    args[name] = type === 'array' ? [] : samples[type];
+  }
+  return args;
+}
+
+async function openDaemon(): Promise<Api> {
+  const external = process.env.INSPECTOR_DAEMON_URL;
+  if (external) return httpApi(external.replace(/\/$/, ''), process.env.INSPECTOR_DAEMON_TOKEN ?? null, []);
+  const { createDaemon } = await import('../../daemon/app.ts');
+  const { defaultOptions } = await import('../../daemon/options.ts');
+  const dataDir = await mkdtemp(join(tmpdir(), 'inspector-conformance-'));
+  const daemon = await createDaemon(
+    defaultOptions({ port: 0, dataDir, token: randomBytes(24).toString('hex'), log }),
+  );
+  const url = await daemon.listen();
+  return httpApi(url, daemon.token, [
+    () => daemon.close(),
+    () => rm(dataDir, { recursive: true, force: true }),
+  ]);
+}
+
+function httpApi(baseUrl: string, token: string | null, cleanups: Array<() => Promise<void>>): Api {
+  return {
+    async call(method, path, body) {
+      const response = await fetch(`${baseUrl}/api/mcp${path}`, {
+        method,
+        headers: {
+          ...(token && { 'X-Inspector-Token': token }),
+          ...(body !== undefined && { 'Content-Type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never };
+    },
+    async close() {
+      for (const cleanup of cleanups) await cleanup();
+    },
+  };
+}
+
+async function expectStatus<T>(
+  pending: Promise<{ status: number; body: T }>,
+  statuses: number[],
+): Promise<T> {
+  const { status, body } = await pending;
+  if (!statuses.includes(status)) throw new Error(`daemon answered ${status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Progress goes to stderr: the runner keeps it in stderr.txt. */
+function log(line: string): void {
+  process.stderr.write(`[adapter] ${line}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
