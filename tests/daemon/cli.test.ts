@@ -1,0 +1,261 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { EVERYTHING, everythingStdio, freePort, isAlive, ROOT, stopProcess } from './helpers.ts';
+
+const BIN = join(ROOT, 'bin/inspector-daemon.js');
+const WAIT_MS = 20_000;
+
+interface Cli {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first match in the output once it appears. */
+  waitFor(stream: 'stdout' | 'stderr', pattern: RegExp): Promise<RegExpMatchArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Environment without the variables the command line reads, so each test sets only its own. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of [
+    'PORT',
+    'HOST',
+    'NODE_ENV',
+    'INSPECTOR_TOKEN',
+    'INSPECTOR_CONFIG',
+    'INSPECTOR_DATA_DIR',
+  ])
+    delete env[name];
+  return { ...env, ...extra };
+}
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'inspector-cli-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function runCli(args: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onTestFinished(() => stopProcess(child));
+  const output = { stdout: '', stderr: '' };
+  const waiters = new Set<() => void>();
+  for (const stream of ['stdout', 'stderr'] as const) {
+    child[stream]?.setEncoding('utf8');
+    child[stream]?.on('data', (text: string) => {
+      output[stream] += text;
+      for (const check of waiters) check();
+    });
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return {
+    child,
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    exited,
+    waitFor(stream, pattern) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no ${pattern} on ${stream} within ${WAIT_MS} ms; got:\n${output[stream]}`));
+        }, WAIT_MS);
+        const check = (): void => {
+          const match = output[stream].match(pattern);
+          if (!match) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(match);
+        };
+        waiters.add(check);
+        check();
+        exited.then(() => setTimeout(check, 50));
+      });
+    },
+  };
+}
+
+const LISTENING = /^inspector-daemon listening on (http:\/\/127\.0\.0\.1:(\d+)) \((\w+)\)$/m;
+
+/** Starts the daemon and waits for its listening and token lines. */
+async function startCli(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Cli & { url: string; token: string }> {
+  const dataDir = await tempDir();
+  const cli = runCli(['--port', '0', '--data-dir', dataDir, ...args], env);
+  const [, url = ''] = await cli.waitFor('stdout', LISTENING);
+  const [, token = ''] = await cli.waitFor('stdout', /^token: (\S+)\n/m);
+  return { ...cli, url, token };
+}
+
+/** The process ids whose parent is `pid`, with their command lines (Linux /proc). */
+function childrenOf(pid: number): Array<{ pid: number; cmdline: string }> {
+  const children: Array<{ pid: number; cmdline: string }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== pid) continue;
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      children.push({ pid: Number(entry), cmdline });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return children;
+}
+
+/** One-line error: exactly one non-empty line on stderr, prefixed with the program name. */
+function expectOneLineError(stderr: string): string {
+  const lines = stderr.split('\n').filter((line) => line.trim());
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^inspector-daemon: /);
+  return lines[0] ?? '';
+}
+
+describe('command line start', () => {
+  it('prints the listening line, the token and a pairing hint, and answers health there', async () => {
+    const cli = await startCli();
+    await cli.waitFor('stdout', /^Pair.*\n/m);
+    const lines = cli.stdout().split('\n');
+    expect(lines[0]).toMatch(LISTENING);
+    expect(lines[0]).toMatch(/\(production\)$/);
+    expect(lines[1]).toMatch(/^token: [0-9a-f]{64}$/);
+    expect(lines[2]).toContain(cli.url);
+    expect(lines[2]).toContain('X-Inspector-Token');
+    const health = await fetch(`${cli.url}/api/mcp/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', mode: 'production' });
+    const servers = await fetch(`${cli.url}/api/mcp/servers/`, {
+      headers: { 'X-Inspector-Token': cli.token },
+    });
+    expect(servers.status).toBe(200);
+  });
+
+  it('honours the PORT environment variable', async () => {
+    const port = await freePort();
+    const dataDir = await tempDir();
+    const cli = runCli(['--data-dir', dataDir], { PORT: String(port) });
+    const [, , printed] = await cli.waitFor('stdout', LISTENING);
+    expect(Number(printed)).toBe(port);
+    expect((await fetch(`http://127.0.0.1:${port}/api/mcp/health`)).status).toBe(200);
+  });
+
+  it('prints (development) when NODE_ENV=development', async () => {
+    const cli = await startCli([], { NODE_ENV: 'development' });
+    expect(cli.stdout()).toMatch(
+      /^inspector-daemon listening on http:\/\/127\.0\.0\.1:\d+ \(development\)$/m,
+    );
+    const health = (await (await fetch(`${cli.url}/api/mcp/health`)).json()) as { mode: string };
+    expect(health.mode).toBe('development');
+  });
+
+  it('warns on stderr with --no-auth on loopback and needs no token', async () => {
+    const dataDir = await tempDir();
+    const cli = runCli(['--port', '0', '--data-dir', dataDir, '--no-auth']);
+    const [, url] = await cli.waitFor('stdout', LISTENING);
+    await cli.waitFor('stderr', /WARNING: --no-auth/);
+    expect(cli.stdout()).not.toMatch(/^token: /m);
+    expect((await fetch(`${url}/api/mcp/servers/`)).status).toBe(200);
+  });
+
+  it('prints the usage with --help and exits 0', async () => {
+    const cli = runCli(['--help']);
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    expect(cli.stdout()).toMatch(/^Usage: inspector-daemon /);
+    for (const flag of ['--port', '--host', '--config', '--data-dir', '--token', '--no-auth'])
+      expect(cli.stdout()).toContain(flag);
+  });
+});
+
+describe('command line shutdown', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'exits 0 on %s and ends the MCP server child process',
+    async (signal) => {
+      const cli = await startCli();
+      const api = (method: string, path: string, body?: unknown) =>
+        fetch(`${cli.url}/api/mcp${path}`, {
+          method,
+          headers: { 'X-Inspector-Token': cli.token, 'Content-Type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      expect((await api('PUT', '/servers/everything', { config: everythingStdio() })).status).toBe(201);
+      const call = await api('POST', '/tools/execute', {
+        serverId: 'everything',
+        toolName: 'echo',
+        parameters: { message: 'hi' },
+      });
+      expect(call.status).toBe(200);
+
+      const daemonPid = cli.child.pid ?? 0;
+      const mcpChildren = childrenOf(daemonPid).filter((c) => c.cmdline.includes(EVERYTHING));
+      expect(mcpChildren).toHaveLength(1);
+      const mcpPid = mcpChildren[0]?.pid ?? 0;
+      expect(isAlive(mcpPid)).toBe(true);
+
+      cli.child.kill(signal);
+      expect(await cli.exited).toEqual({ code: 0, signal: null });
+      expect(isAlive(mcpPid)).toBe(false);
+    },
+  );
+});
+
+describe('command line errors', () => {
+  it('names the port in one line and exits non-zero when the port is in use', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const { port } = blocker.address() as { port: number };
+    const dataDir = await tempDir();
+    const cli = runCli(['--port', String(port), '--data-dir', dataDir]);
+    const { code } = await cli.exited;
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(expectOneLineError(cli.stderr())).toContain(`port ${port}`);
+  });
+
+  it('refuses an unknown flag with one line and exit code 2', async () => {
+    const cli = runCli(['--frobnicate']);
+    expect((await cli.exited).code).toBe(2);
+    expect(expectOneLineError(cli.stderr())).toContain('--frobnicate');
+  });
+
+  it('refuses a port that is not a number', async () => {
+    const cli = runCli(['--port', 'abc']);
+    expect((await cli.exited).code).toBe(2);
+    expect(expectOneLineError(cli.stderr())).toContain('--port');
+  });
+
+  it('refuses an unreadable --config file with one line and a non-zero exit', async () => {
+    const dataDir = await tempDir();
+    const missing = join(dataDir, 'no-such-config.json');
+    const cli = runCli(['--port', '0', '--data-dir', dataDir, '--config', missing]);
+    const { code } = await cli.exited;
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(expectOneLineError(cli.stderr())).toContain(missing);
+    expect(cli.stdout()).not.toMatch(LISTENING);
+  });
+
+  it('refuses --no-auth on a non-loopback address', async () => {
+    const dataDir = await tempDir();
+    const cli = runCli(['--port', '0', '--data-dir', dataDir, '--host', '0.0.0.0', '--no-auth']);
+    const { code } = await cli.exited;
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(expectOneLineError(cli.stderr())).toContain('--no-auth');
+    expect(cli.stdout()).not.toMatch(LISTENING);
+  });
+});

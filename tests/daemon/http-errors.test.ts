@@ -1,0 +1,163 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { everythingStdio, startDaemon, type TestDaemon } from './helpers.ts';
+
+async function daemon(overrides: Parameters<typeof startDaemon>[0] = {}): Promise<TestDaemon> {
+  const d = await startDaemon(overrides);
+  onTestFinished(() => d.close());
+  return d;
+}
+
+/** Every error answer carries the SPEC part 7 body: at least a string `error`. */
+function expectErrorBody(body: unknown): void {
+  expect(body).toBeTypeOf('object');
+  expect(typeof (body as { error?: unknown }).error).toBe('string');
+  expect((body as { error: string }).error.length).toBeGreaterThan(0);
+}
+
+describe('400 bad request', () => {
+  it('answers malformed JSON with "body: malformed JSON"', async () => {
+    const d = await daemon();
+    const response = await d.api('POST', '/api/mcp/tools/list', '{"serverId": "a",');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'body: malformed JSON' });
+  });
+
+  it('names every missing or wrongly typed field in one message', async () => {
+    const d = await daemon();
+    const response = await d.api('POST', '/api/mcp/tools/execute', { serverId: 5, timeoutMs: 'soon' });
+    expect(response.status).toBe(400);
+    expectErrorBody(response.body);
+    const problems = response.body.error.split('; ');
+    expect(problems).toContain('toolName: is required');
+    expect(problems).toContainEqual(expect.stringMatching(/^serverId: /));
+    expect(problems).toContainEqual(expect.stringMatching(/^timeoutMs: /));
+  });
+
+  it('names a missing field of a nested object', async () => {
+    const d = await daemon();
+    const response = await d.api('POST', '/api/mcp/tools/respond', { requestId: 'r', response: {} });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toContain('response.action: is required');
+  });
+
+  it('refuses a body that is not sent as JSON', async () => {
+    const d = await daemon();
+    const response = await d.api('POST', '/api/mcp/tools/list', 'serverId=a', {
+      'Content-Type': 'text/plain',
+    });
+    expect(response.status).toBe(400);
+    expectErrorBody(response.body);
+    expect(response.body.error).toMatch(/^body: .*application\/json/);
+  });
+
+  it('refuses a JSON body that is not an object', async () => {
+    const d = await daemon();
+    const response = await d.api('POST', '/api/mcp/tools/list', '["a"]');
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/^body: /);
+  });
+});
+
+describe('413 payload too large', () => {
+  it('answers a body over bodyLimitBytes with 413', async () => {
+    const d = await daemon({ bodyLimitBytes: 1024 });
+    const response = await d.api('POST', '/api/mcp/tools/execute', {
+      serverId: 'a',
+      toolName: 'echo',
+      parameters: { message: 'x'.repeat(2048) },
+    });
+    expect(response.status).toBe(413);
+    expectErrorBody(response.body);
+    expect(response.body.error).toMatch(/^body: /);
+  });
+
+  it('still accepts a body under the limit', async () => {
+    const d = await daemon({ bodyLimitBytes: 1024 });
+    const response = await d.api('POST', '/api/mcp/tools/list', { serverId: 'nope' });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('429 rate limit', () => {
+  it('answers past rateLimitPerMinute with 429, Retry-After and an error body', async () => {
+    const d = await daemon({ rateLimitPerMinute: 3 });
+    for (let i = 0; i < 3; i++) expect((await d.api('GET', '/api/mcp/servers/')).status).toBe(200);
+    const limited = await d.api('GET', '/api/mcp/servers/');
+    expect(limited.status).toBe(429);
+    expectErrorBody(limited.body);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThan(0);
+  });
+
+  it('does not count health against the limit', async () => {
+    const d = await daemon({ rateLimitPerMinute: 3 });
+    for (let i = 0; i < 5; i++) expect((await fetch(`${d.url}/api/mcp/health`)).status).toBe(200);
+    expect((await d.api('GET', '/api/mcp/servers/')).status).toBe(200);
+  });
+});
+
+describe('404 not found', () => {
+  it('answers an unknown serverId with 404', async () => {
+    const d = await daemon();
+    const response = await d.api('POST', '/api/mcp/tools/list', { serverId: 'nope' });
+    expect(response.status).toBe(404);
+    expectErrorBody(response.body);
+    expect(response.body.error).toContain('nope');
+  });
+
+  it('answers an unknown server on the per-server routes with 404', async () => {
+    const d = await daemon();
+    const response = await d.api('GET', '/api/mcp/servers/nope/tools');
+    expect(response.status).toBe(404);
+    expectErrorBody(response.body);
+  });
+
+  it('answers an unknown API path with 404 and a JSON error', async () => {
+    const d = await daemon();
+    const response = await d.api('GET', '/api/mcp/no-such-route');
+    expect(response.status).toBe(404);
+    expectErrorBody(response.body);
+  });
+});
+
+describe('502 MCP server errors', () => {
+  it('answers an MCP error from the server with 502 and mcpError {name, message, code}', async () => {
+    const d = await daemon();
+    await d.api('PUT', '/api/mcp/servers/everything', { config: everythingStdio() });
+    const response = await d.api('POST', '/api/mcp/resources/read', {
+      serverId: 'everything',
+      uri: 'demo://no/such/resource',
+    });
+    expect(response.status).toBe(502);
+    expectErrorBody(response.body);
+    expect(response.body.error).toContain('demo://no/such/resource');
+    expect(response.body.mcpError).toMatchObject({ name: 'McpError', code: -32602 });
+    expect(response.body.mcpError.message).toContain('not found');
+    expect(response.body.mcpError.stack).toBeUndefined();
+  });
+
+  it('answers a server whose command does not exist with 502 and an explained mcpError', async () => {
+    const d = await daemon();
+    await d.api('PUT', '/api/mcp/servers/missing', {
+      config: { transport: 'stdio', command: '/no/such/mcp-server-binary' },
+    });
+    const response = await d.api('POST', '/api/mcp/tools/list', { serverId: 'missing' });
+    expect(response.status).toBe(502);
+    expectErrorBody(response.body);
+    expect(response.body.error).toContain('/no/such/mcp-server-binary');
+    expect(response.body.mcpError).toMatchObject({ name: 'UpstreamError', code: 'COMMAND_NOT_FOUND' });
+    expect(response.body.mcpError.message).toBe(response.body.error);
+    expect(response.body.mcpError.stack).toBeUndefined();
+  });
+
+  it('adds the stack to mcpError in development mode only', async () => {
+    const d = await daemon({ mode: 'development' });
+    await d.api('PUT', '/api/mcp/servers/missing', {
+      config: { transport: 'stdio', command: '/no/such/mcp-server-binary' },
+    });
+    const response = await d.api('POST', '/api/mcp/tools/list', { serverId: 'missing' });
+    expect(response.status).toBe(502);
+    expect(response.body.mcpError.stack).toMatch(/^UpstreamError: Command not found/);
+  });
+});

@@ -1,0 +1,266 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createDaemon, StartupError } from '../../daemon/app.ts';
+import { defaultOptions } from '../../daemon/options.ts';
+import { startDaemon, type TestDaemon } from './helpers.ts';
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/** A request through node:http, which (unlike fetch) lets a test set Host and Origin freely. */
+function raw(
+  d: TestDaemon,
+  path: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
+  const url = new URL(path, d.url);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function daemon(overrides: Parameters<typeof startDaemon>[0] = {}): Promise<TestDaemon> {
+  const d = await startDaemon(overrides);
+  onTestFinished(() => d.close());
+  return d;
+}
+
+const portOf = (d: TestDaemon): string => new URL(d.url).port;
+const EXTENSION = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
+
+describe('token', () => {
+  const protectedRoutes: Array<[string, string]> = [
+    ['GET', '/api/mcp/servers/'],
+    ['POST', '/api/mcp/tools/list'],
+    ['GET', '/api/mcp/rpc-logs'],
+    ['GET', '/api/mcp/no-such-route'],
+    ['PUT', '/api/mcp/servers/x'],
+  ];
+
+  it.each(protectedRoutes)('answers 401 Unauthorized to %s %s without a token', async (method, path) => {
+    const d = await daemon();
+    const response = await raw(d, path, { method });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: 'Unauthorized' });
+  });
+
+  it.each(protectedRoutes)('answers 401 Unauthorized to %s %s with a wrong token', async (method, path) => {
+    const d = await daemon();
+    const wrongHeader = await raw(d, path, { method, headers: { 'X-Inspector-Token': `${d.token}x` } });
+    expect(wrongHeader.status).toBe(401);
+    expect(wrongHeader.body).toEqual({ error: 'Unauthorized' });
+    const wrongQuery = await raw(d, `${path}?token=nope`, { method });
+    expect(wrongQuery.status).toBe(401);
+  });
+
+  it('lets health answer without a token', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/health');
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe('ok');
+  });
+
+  it('accepts the token in the X-Inspector-Token header', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/servers/', { headers: { 'X-Inspector-Token': d.token } });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ servers: [] });
+  });
+
+  it('accepts the token as ?token= on the server list', async () => {
+    const d = await daemon();
+    const response = await raw(d, `/api/mcp/servers/?token=${d.token}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ servers: [] });
+  });
+
+  it('accepts the token as ?token= on the log stream', async () => {
+    const d = await daemon();
+    const controller = new AbortController();
+    onTestFinished(() => controller.abort());
+    const response = await fetch(`${d.url}/api/mcp/rpc-logs?token=${d.token}`, { signal: controller.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  });
+
+  it('needs no token when auth is off on loopback', async () => {
+    const d = await daemon({ token: null });
+    expect(d.daemon.token).toBeNull();
+    const response = await raw(d, '/api/mcp/servers/');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ servers: [] });
+  });
+
+  it('refuses to start without auth on a non-loopback address', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'inspector-test-'));
+    onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
+    const starting = createDaemon(
+      defaultOptions({ port: 0, host: '0.0.0.0', token: null, dataDir, log: () => {} }),
+    );
+    await expect(starting).rejects.toBeInstanceOf(StartupError);
+    await expect(starting).rejects.toThrow(/--no-auth is refused/);
+  });
+
+  it('creates a 256-bit token file with mode 0600 and reuses it on the next start', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'inspector-test-'));
+    onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
+    const first = await daemon({ token: undefined, dataDir });
+    expect(first.token).toMatch(/^[0-9a-f]{64}$/);
+    const file = join(dataDir, 'token');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await readFile(file, 'utf8')).trim()).toBe(first.token);
+    await first.close();
+
+    const second = await daemon({ token: undefined, dataDir });
+    expect(second.token).toBe(first.token);
+    expect((await second.api('GET', '/api/mcp/servers/')).status).toBe(200);
+  });
+});
+
+describe('Host header check', () => {
+  it('answers 403 to a rebinding Host even with a valid token', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/servers/', {
+      headers: { Host: 'evil.example', 'X-Inspector-Token': d.token },
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.error).toMatch(/Host/);
+  });
+
+  it('answers 403 to a rebinding Host on health too', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/health', { headers: { Host: `evil.example:${portOf(d)}` } });
+    expect(response.status).toBe(403);
+    expect(typeof response.body.error).toBe('string');
+  });
+
+  it.each(['localhost', '127.0.0.1', '[::1]'])('lets the loopback name %s through', async (name) => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/servers/', {
+      headers: { Host: `${name}:${portOf(d)}`, 'X-Inspector-Token': d.token },
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it('lets a host given in allowedHosts through', async () => {
+    const d = await daemon({ allowedHosts: ['inspector.internal'] });
+    const allowed = await raw(d, '/api/mcp/servers/', {
+      headers: { Host: `inspector.internal:${portOf(d)}`, 'X-Inspector-Token': d.token },
+    });
+    expect(allowed.status).toBe(200);
+    const other = await raw(d, '/api/mcp/servers/', {
+      headers: { Host: `other.internal:${portOf(d)}`, 'X-Inspector-Token': d.token },
+    });
+    expect(other.status).toBe(403);
+  });
+});
+
+describe('Origin check', () => {
+  it('answers 403 to a foreign web origin before any handler runs', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/servers/', {
+      headers: { Origin: 'https://evil.example', 'X-Inspector-Token': d.token },
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.error).toMatch(/Origin/);
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers 403 to a foreign web origin on health too', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/health', { headers: { Origin: 'https://evil.example' } });
+    expect(response.status).toBe(403);
+  });
+
+  it('answers 403 to the opaque origin of a sandboxed frame', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/servers/', {
+      headers: { Origin: 'null', 'X-Inspector-Token': d.token },
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it.each([EXTENSION, 'moz-extension://0a1b2c3d-4e5f-6789-abcd-ef0123456789'])(
+    'lets the extension origin %s through with CORS headers',
+    async (origin) => {
+      const d = await daemon();
+      const response = await raw(d, '/api/mcp/servers/', {
+        headers: { Origin: origin, 'X-Inspector-Token': d.token },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers['access-control-allow-origin']).toBe(origin);
+    },
+  );
+
+  it('still wants the token from an extension origin', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/servers/', { headers: { Origin: EXTENSION } });
+    expect(response.status).toBe(401);
+  });
+
+  it('answers an extension preflight with 204 and the token header allowed, without a token', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/tools/execute', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: EXTENSION,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,x-inspector-token',
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe(EXTENSION);
+    expect(String(response.headers['access-control-allow-headers']).toLowerCase()).toContain(
+      'x-inspector-token',
+    );
+  });
+
+  it('refuses the dev server origin in production', async () => {
+    const d = await daemon({ mode: 'production' });
+    const response = await raw(d, '/api/mcp/servers/', {
+      headers: { Origin: 'http://localhost:5173', 'X-Inspector-Token': d.token },
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it('lets the dev server origin through in development', async () => {
+    const d = await daemon({ mode: 'development' });
+    const response = await raw(d, '/api/mcp/servers/', {
+      headers: { Origin: 'http://localhost:5173', 'X-Inspector-Token': d.token },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+  });
+
+  it("lets the daemon's own origin through", async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/servers/', {
+      headers: { Origin: d.url, 'X-Inspector-Token': d.token },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ servers: [] });
+  });
+});
