@@ -136,10 +136,15 @@ export class ExecutionManager {
       })
       .then(
         (result): Finish => ({ outcome: { status: 'completed', executionId: execution.id, result } }),
-        (error: unknown): Finish =>
-          error instanceof Cancelled
+        (error: unknown): Finish => {
+          // The SDK rejects an aborted request with an McpError wrapping the abort reason; the reason
+          // itself (Cancelled or TimeoutError) says what happened.
+          const signal = execution.abort.signal;
+          const reason: unknown = signal.aborted ? signal.reason : error;
+          return reason instanceof Cancelled
             ? { outcome: { status: 'cancelled', executionId: execution.id } }
-            : { error },
+            : { error: reason };
+        },
       )
       .then((finish) => {
         // The lock is free before anyone hears of the end, so an immediate next execute succeeds.
