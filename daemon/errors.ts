@@ -64,7 +64,7 @@ export function toErrorResponse(error: unknown, development: boolean): { status:
   return { status: 500, body: { error: mcpError.message, mcpError } };
 }
 
-/** McpError prefixes "MCP error -32602: "; the code is reported on its own. */
+/** McpError prefixes "MCP error -32602: " (servers built on the SDK add their own too); the code is reported on its own. */
 function stripMcpPrefix(message: string): string {
-  return message.replace(/^MCP error -?\d+: /, '');
+  return message.replace(/^(MCP error -?\d+: )+/, '');
 }

@@ -8,6 +8,8 @@ export interface StdioOutcome {
   stderrTail: string[];
 }
 
+const MAX_DETAIL = 400;
+
 const STATUS_HINTS: Record<number, string> = {
   401: "it wants authorization (OAuth or a key): add an Authorization header to the server's headers",
   403: "the credential was refused: check the server's headers",
@@ -37,7 +39,9 @@ function errorText(error: unknown): string {
       break;
     }
   }
-  return parts.join(' ');
+  const text = parts.join(' ').replace(/\s+/g, ' ').trim();
+  // Some failures (a schema dump of an invalid message) run to pages; the first lines say enough.
+  return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;
 }
 
 function httpStatusOf(error: unknown, text: string): number | undefined {
@@ -67,8 +71,12 @@ export function explainConnectError(
   stdio?: StdioOutcome,
 ): UpstreamError {
   const text = errorText(error);
-  const mcpCode = error instanceof McpError ? error.code : undefined;
-  if (mcpCode === ErrorCode.RequestTimeout) {
+  // The SDK's own time-out carries `{ timeout }` as data; a server's error with the same code does not.
+  const sdkTimeout =
+    error instanceof McpError &&
+    error.code === ErrorCode.RequestTimeout &&
+    typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number';
+  if (sdkTimeout) {
     return new UpstreamError(
       `No answer to the MCP initialize request within ${timeoutMs / 1000} s: is it an MCP server, and is the transport right?`,
       'CONNECT_TIMEOUT',

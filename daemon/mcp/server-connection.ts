@@ -13,7 +13,7 @@ import { UpstreamError } from '../errors.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import { VERSION } from '../version.ts';
 import { explainConnectError, stderrSuffix } from './connect-error.ts';
-import { redact, secretsOf } from './redact.ts';
+import { redact, redactJson, secretsOf } from './redact.ts';
 import { createTransport } from './transports/create-transport.ts';
 import { LoggingTransport } from './transports/logging-transport.ts';
 import { StdioTransport } from './transports/stdio-transport.ts';
@@ -172,7 +172,8 @@ export class ServerConnection {
         serverId: this.id,
         direction,
         timestamp: new Date().toISOString(),
-        message: message as Raw,
+        // The log is shown and exported: a server echoing its own key must not put it there.
+        message: this.secrets.length ? redactJson(message as Raw, this.secrets) : (message as Raw),
       }),
     );
     try {

@@ -38,13 +38,19 @@ export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
       clearInterval(keepalive);
       res.end();
     };
-    const send = (entry: RpcLogEntry): void => {
-      if (!open || (wanted && !wanted.has(entry.serverId))) return;
+    const wants = (entry: RpcLogEntry): boolean => !wanted || wanted.has(entry.serverId);
+    const write = (entry: RpcLogEntry): void => {
       res.write(`id: ${entry.seq}\ndata: ${JSON.stringify(entry)}\n\n`);
-      if (res.writableLength > options.maxBufferedBytes) close();
     };
-    for (const entry of startAfter(req, bus)) send(entry);
-    const unsubscribe = bus.subscribe(send);
+    // The replay is bounded by the ring buffer, so it is written whole; the same tick then subscribes,
+    // so nothing is missed or sent twice between the two.
+    for (const entry of startAfter(req, bus)) if (wants(entry)) write(entry);
+    const unsubscribe = bus.subscribe((entry) => {
+      if (!open || !wants(entry)) return;
+      // Dropped when it has not taken what it was already sent: one large message alone never drops a fast reader.
+      if (res.writableLength > options.maxBufferedBytes) close();
+      else write(entry);
+    });
     const keepalive = setInterval(() => res.write(': keepalive\n\n'), options.keepaliveMs);
     req.on('close', close);
   });

@@ -1,0 +1,183 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ServerConfig } from '../../shared/servers.ts';
+import { fixtureStdio, freePort, isAlive, startDaemon, type TestDaemon } from './helpers.ts';
+
+const SECRET = 'sekret123';
+
+let d: TestDaemon;
+let http: Server;
+let httpOrigin: string;
+
+/** A tiny HTTP server that is no working MCP endpoint: 401 under /protected, a JSON-RPC error naming the key under /bad-key, 404 elsewhere. */
+function startTinyServer(): Promise<Server> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname.startsWith('/protected')) {
+      res.writeHead(401, { 'Content-Type': 'text/plain', 'WWW-Authenticate': 'Bearer realm="mcp"' });
+      res.end(`unauthorized: ${req.url}`);
+    } else if (url.pathname === '/bad-key' && req.method === 'POST') {
+      // A server that names the rejected key in its error, as many do.
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: JSON.parse(body).id,
+            error: { code: -32000, message: `Invalid API key: ${url.searchParams.get('api_key')}` },
+          }),
+        );
+      });
+    } else {
+      res.writeHead(404, { 'Content-Type': 'text/plain' });
+      res.end(`Cannot ${req.method} ${req.url}`);
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+beforeAll(async () => {
+  d = await startDaemon({ connectTimeoutMs: 500 });
+  http = await startTinyServer();
+  httpOrigin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await d?.close();
+  http?.closeAllConnections();
+  await new Promise((resolve) => http?.close(resolve));
+});
+
+let serial = 0;
+
+/**
+ * Registers the config, connects, and checks that the 502 and the server record tell the same story;
+ * returns the message.
+ */
+async function failedConnect(config: ServerConfig): Promise<{ message: string; mcpError: any }> {
+  const id = `failing-${++serial}`;
+  expect((await d.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
+  const connected = await d.api('POST', `/api/mcp/servers/${id}/connect`);
+  expect(connected.status).toBe(502);
+  const { error, mcpError } = connected.body;
+  expect(mcpError.message).toBe(error);
+  const record = (await d.api('GET', `/api/mcp/servers/${id}`)).body;
+  expect(record.status).toBe('error');
+  expect(record.lastError).toBe(error);
+  return { message: error, mcpError };
+}
+
+describe('failed connections say why', () => {
+  it('names a command that is not found', async () => {
+    const { message, mcpError } = await failedConnect({
+      transport: 'stdio',
+      command: 'inspector-no-such-command-4711',
+    });
+    expect(message).toContain('Command not found: "inspector-no-such-command-4711"');
+    expect(mcpError.code).toBe('COMMAND_NOT_FOUND');
+  });
+
+  it('gives the exit code and the last stderr lines of a process that exits before the handshake', async () => {
+    const { message, mcpError } = await failedConnect({
+      transport: 'stdio',
+      command: process.execPath,
+      args: ['-e', "console.error('boom: missing API key'); process.exit(7)"],
+    });
+    expect(message).toContain('exited with code 7');
+    expect(message).toContain('boom: missing API key');
+    expect(mcpError).toMatchObject({ code: 'PROCESS_EXITED', data: { exitCode: 7 } });
+  });
+
+  it('says the connection was refused when nothing listens on the port', async () => {
+    const port = await freePort();
+    const { message } = await failedConnect({ transport: 'http', url: `http://127.0.0.1:${port}/mcp` });
+    expect(message).toContain('Connection refused');
+    expect(message).toContain(`127.0.0.1:${port}`);
+  });
+
+  it.each(['http', 'sse'] as const)(
+    'explains an HTTP 401 as a need for authorization (%s)',
+    async (transport) => {
+      const { message, mcpError } = await failedConnect({ transport, url: `${httpOrigin}/protected` });
+      expect(message).toContain('401');
+      expect(message).toMatch(/authorization/i);
+      expect(message).toContain('OAuth');
+      expect(mcpError.data).toEqual({ status: 401 });
+    },
+  );
+
+  it.each(['http', 'sse'] as const)('explains an HTTP 404 as a wrong path (%s)', async (transport) => {
+    const { message } = await failedConnect({ transport, url: `${httpOrigin}/wrong/path` });
+    expect(message).toContain('404');
+    expect(message).toContain('/wrong/path');
+    expect(message).toMatch(/check the URL/);
+  });
+
+  it('says when the server gave no answer within the connect time-out', async () => {
+    const { message, mcpError } = await failedConnect(fixtureStdio('silent-server.ts'));
+    expect(message).toContain('No answer');
+    expect(message).toContain('within 0.5 s');
+    expect(mcpError.code).toBe('CONNECT_TIMEOUT');
+  });
+});
+
+describe('secrets in a failing URL', () => {
+  it.each([
+    ['a refused connection', async () => `http://127.0.0.1:${await freePort()}/mcp?api_key=${SECRET}`],
+    ['a 401', async () => `${httpOrigin}/protected?api_key=${SECRET}`],
+    ['an error that repeats the key', async () => `${httpOrigin}/bad-key?api_key=${SECRET}`],
+  ])('never appear in the error of %s', async (_case, url) => {
+    const { message } = await failedConnect({ transport: 'http', url: await url() });
+    expect(message).not.toContain(SECRET);
+    expect(
+      JSON.stringify((await d.api('GET', '/api/mcp/servers/')).body.servers.map((s: any) => s.lastError)),
+    ).not.toContain(SECRET);
+  });
+
+  it('are masked where the server repeats them', async () => {
+    const { message } = await failedConnect({
+      transport: 'http',
+      url: `${httpOrigin}/bad-key?api_key=${SECRET}`,
+    });
+    expect(message).toContain('Could not connect');
+    expect(message).toContain('Invalid API key: ********');
+  });
+});
+
+/** A STDIO "server" that starts a long-lived grandchild, prints both pids, and never answers. */
+const PARENT_SCRIPT = `
+const { spawn } = require('node:child_process');
+const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+console.error('pids ' + process.pid + ' ' + grandchild.pid);
+process.stdin.resume();
+`;
+
+describe('a failed connect', () => {
+  it('leaves no child process alive, not even one the server started', async () => {
+    // Long enough that the script has surely printed its pids before the time-out.
+    const slow = await startDaemon({ connectTimeoutMs: 2000 });
+    try {
+      await slow.api('PUT', '/api/mcp/servers/orphan-maker', {
+        config: { transport: 'stdio', command: process.execPath, args: ['-e', PARENT_SCRIPT] },
+      });
+      const connected = await slow.api('POST', '/api/mcp/servers/orphan-maker/connect');
+      expect(connected.status).toBe(502);
+      expect(connected.body.mcpError.code).toBe('CONNECT_TIMEOUT');
+      const line = slow.daemon.bus
+        .last(100)
+        .find((entry) => entry.direction === 'stderr' && entry.message.startsWith('pids '));
+      expect(line).toBeDefined();
+      const pids = String(line?.message).split(' ').slice(1).map(Number);
+      expect(pids).toHaveLength(2);
+      expect(isAlive(pids[0]!)).toBe(false);
+      // The grandchild dies with its process group; the kernel may take a moment to finish it.
+      await vi.waitFor(() => expect(isAlive(pids[1]!)).toBe(false), { timeout: 5000, interval: 50 });
+    } finally {
+      await slow.close();
+    }
+  });
+});

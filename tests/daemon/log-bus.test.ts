@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { LogBus } from '../../daemon/logs/log-bus.ts';
+import type { RpcLogEntry } from '../../shared/logs.ts';
+
+function publishLines(bus: LogBus, count: number, serverId = 's'): RpcLogEntry[] {
+  return Array.from({ length: count }, (_, i) =>
+    bus.publish({
+      type: 'rpc',
+      serverId,
+      direction: 'stderr',
+      timestamp: new Date(0).toISOString(),
+      message: `line ${i + 1}`,
+    }),
+  );
+}
+
+const seqs = (entries: RpcLogEntry[]): number[] => entries.map((e) => e.seq);
+
+describe('log bus', () => {
+  it('numbers entries from 1 and hands each to every subscriber', () => {
+    const bus = new LogBus(10);
+    const first: RpcLogEntry[] = [];
+    const second: RpcLogEntry[] = [];
+    bus.subscribe((e) => first.push(e));
+    bus.subscribe((e) => second.push(e));
+    const published = publishLines(bus, 3);
+    expect(seqs(published)).toEqual([1, 2, 3]);
+    expect(first).toEqual(published);
+    expect(second).toEqual(published);
+    expect(published[0]).toMatchObject({ serverId: 's', direction: 'stderr', message: 'line 1' });
+  });
+
+  it('stops delivering after unsubscribe and counts subscribers', () => {
+    const bus = new LogBus(10);
+    const seen: RpcLogEntry[] = [];
+    const unsubscribe = bus.subscribe((e) => seen.push(e));
+    expect(bus.subscriberCount).toBe(1);
+    publishLines(bus, 1);
+    unsubscribe();
+    expect(bus.subscriberCount).toBe(0);
+    publishLines(bus, 1);
+    expect(seqs(seen)).toEqual([1]);
+  });
+
+  it('since(seq) returns the entries after seq, oldest first', () => {
+    const bus = new LogBus(10);
+    publishLines(bus, 6);
+    expect(seqs(bus.since(0))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(seqs(bus.since(4))).toEqual([5, 6]);
+    expect(bus.since(6)).toEqual([]);
+    expect(bus.since(99)).toEqual([]);
+  });
+
+  it('last(n) returns the n newest entries, oldest first', () => {
+    const bus = new LogBus(10);
+    expect(bus.last(3)).toEqual([]);
+    publishLines(bus, 6);
+    expect(seqs(bus.last(2))).toEqual([5, 6]);
+    expect(seqs(bus.last(100))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(bus.last(0)).toEqual([]);
+    expect(bus.last(-1)).toEqual([]);
+  });
+
+  it('keeps only the newest capacity entries once the ring wraps around', () => {
+    const bus = new LogBus(4);
+    publishLines(bus, 11);
+    expect(seqs(bus.since(0))).toEqual([8, 9, 10, 11]);
+    expect(seqs(bus.last(100))).toEqual([8, 9, 10, 11]);
+    expect(seqs(bus.last(2))).toEqual([10, 11]);
+    // Resuming from an entry that has been overwritten gives what is left, never an old entry twice.
+    expect(seqs(bus.since(3))).toEqual([8, 9, 10, 11]);
+    expect(seqs(bus.since(9))).toEqual([10, 11]);
+    expect(bus.since(0).map((e) => e.message)).toEqual(['line 8', 'line 9', 'line 10', 'line 11']);
+  });
+
+  it('wraps exactly at capacity', () => {
+    const bus = new LogBus(3);
+    publishLines(bus, 3);
+    expect(seqs(bus.since(0))).toEqual([1, 2, 3]);
+    publishLines(bus, 1);
+    expect(seqs(bus.since(0))).toEqual([2, 3, 4]);
+  });
+});
