@@ -113,7 +113,11 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function postJson(http: HttpClient, path: string, body: string): Promise<{ status: number; json: any }> {
+async function postJson(
+  http: HttpClient,
+  path: string,
+  body: string,
+): Promise<{ status: number; json: any }> {
   const response = await http.request({ path, method: 'POST', headers: JSON_HEADERS, body });
   return { status: response.statusCode, json: await response.body.json() };
 }
@@ -137,7 +141,10 @@ async function main(): Promise<void> {
       'the daemon',
     );
     children.push(daemon.child);
-    const bare = await startChild([...childNodeArgs, '--import', 'tsx', fileURLToPath(import.meta.url), BARE_SERVER_ROLE], 'the bare server');
+    const bare = await startChild(
+      [...childNodeArgs, '--import', 'tsx', fileURLToPath(import.meta.url), BARE_SERVER_ROLE],
+      'the bare server',
+    );
     children.push(bare.child);
 
     const daemonHttp = new HttpClient(daemon.url, { pipelining: 1 });
@@ -152,10 +159,13 @@ async function main(): Promise<void> {
       body: JSON.stringify({ config }),
     });
     await response.body.dump();
-    if (response.statusCode !== 201) throw new Error(`PUT /api/mcp/servers/ev answered ${response.statusCode}`);
+    if (response.statusCode !== 201)
+      throw new Error(`PUT /api/mcp/servers/ev answered ${response.statusCode}`);
 
     sdk = new Client({ name: 'echo-latency-bench', version: '1.0.0' });
-    await sdk.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+    await sdk.connect(
+      new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+    );
     const connected = sdk;
 
     const calls: Record<Kind, Call> = {
@@ -195,7 +205,9 @@ async function main(): Promise<void> {
     console.log(
       `echo latency: Node ${process.version}, ${availableParallelism()} CPUs, ${iterations} interleaved rounds after ${warmup} warm-up calls each`,
     );
-    console.log('daemon and bare server in child processes; HTTP client: undici request, one keep-alive connection');
+    console.log(
+      'daemon and bare server in child processes; HTTP client: undici request, one keep-alive connection',
+    );
     for (const kind of kinds) {
       const sorted = samples[kind].sort((x, y) => x - y);
       median[kind] = percentile(sorted, 0.5);

@@ -1,20 +1,6 @@
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { DaemonOptions } from '../../daemon/options.ts';
-import type { RpcMessageEntry } from '../../shared/logs.ts';
-import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
-
-/** A daemon with the tools fixture as `fixture` and server-everything as `everything`. */
-async function startWithServers(overrides: Partial<DaemonOptions> = {}): Promise<TestDaemon> {
-  const d = await startDaemon(overrides);
-  onTestFinished(() => d.close());
-  for (const [id, config] of [
-    ['fixture', fixtureStdio('tools-server.ts')],
-    ['everything', everythingStdio()],
-  ] as const) {
-    expect((await d.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
-  }
-  return d;
-}
+import { describe, expect, it, vi } from 'vitest';
+import { messages, startWithServers } from './execution-helpers.ts';
+import type { TestDaemon } from './helpers.ts';
 
 const execute = (d: TestDaemon, serverId: string, toolName: string, extra: object = {}) =>
   d.api('POST', '/api/mcp/tools/execute', { serverId, toolName, parameters: {}, ...extra });
@@ -24,9 +10,6 @@ const respond = (d: TestDaemon, requestId: string, response: object) =>
 
 const textOf = (result: { content: Array<{ text?: string }> }): string =>
   result.content.map((item) => item.text ?? '').join('\n');
-
-const messages = (d: TestDaemon, direction: 'send' | 'receive'): RpcMessageEntry['message'][] =>
-  d.daemon.bus.last(1000).flatMap((e) => (e.direction === direction ? [e.message] : []));
 
 /** The result the server sent for its tools/call of `toolName`, as the RPC log saw it. */
 function loggedCallResult(d: TestDaemon, toolName: string): unknown {

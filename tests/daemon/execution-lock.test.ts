@@ -1,32 +1,15 @@
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { DaemonOptions } from '../../daemon/options.ts';
+import { describe, expect, it, vi } from 'vitest';
 import type { RpcMessageEntry } from '../../shared/logs.ts';
-import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import { messages, startWithServers } from './execution-helpers.ts';
+import type { TestDaemon } from './helpers.ts';
 
 const BUSY = 'Another execution is already in progress';
-
-/** A daemon with the tools fixture as `fixture` and server-everything as `everything`. */
-async function startWithServers(overrides: Partial<DaemonOptions> = {}): Promise<TestDaemon> {
-  const d = await startDaemon(overrides);
-  onTestFinished(() => d.close());
-  for (const [id, config] of [
-    ['fixture', fixtureStdio('tools-server.ts')],
-    ['everything', everythingStdio()],
-  ] as const) {
-    expect((await d.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
-  }
-  return d;
-}
 
 const execute = (d: TestDaemon, serverId: string, toolName: string, extra: object = {}) =>
   d.api('POST', '/api/mcp/tools/execute', { serverId, toolName, ...extra });
 
 const cancel = (d: TestDaemon, executionId: string) =>
   d.api('POST', '/api/mcp/tools/cancel', { executionId });
-
-/** JSON-RPC messages the daemon sent to (or received from) the servers, oldest first. */
-const messages = (d: TestDaemon, direction: 'send' | 'receive'): RpcMessageEntry['message'][] =>
-  d.daemon.bus.last(1000).flatMap((e) => (e.direction === direction ? [e.message] : []));
 
 const stderrLines = (d: TestDaemon): string[] =>
   d.daemon.bus.last(1000).flatMap((e) => (e.direction === 'stderr' ? [e.message] : []));

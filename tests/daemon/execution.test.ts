@@ -1,6 +1,6 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import type { DaemonOptions } from '../../daemon/options.ts';
-import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { startWithServers } from './execution-helpers.ts';
+import type { TestDaemon } from './helpers.ts';
 
 const FIXTURE_TOOLS = [
   'bad-structured',
@@ -11,19 +11,6 @@ const FIXTURE_TOOLS = [
   'slow',
   'widget',
 ];
-
-/** A daemon with the tools fixture as `fixture` and server-everything as `everything`. */
-async function startWithServers(overrides: Partial<DaemonOptions> = {}): Promise<TestDaemon> {
-  const d = await startDaemon(overrides);
-  onTestFinished(() => d.close());
-  for (const [id, config] of [
-    ['fixture', fixtureStdio('tools-server.ts')],
-    ['everything', everythingStdio()],
-  ] as const) {
-    expect((await d.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
-  }
-  return d;
-}
 
 const execute = (d: TestDaemon, serverId: string, toolName: string, parameters: object = {}) =>
   d.api('POST', '/api/mcp/tools/execute', { serverId, toolName, parameters });
