@@ -75,6 +75,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const app = express();
   app.disable('x-powered-by');
+  // API answers are never revalidated: hashing every body for an ETag is wasted work.
+  app.set('etag', false);
   app.set('trust proxy', false);
   // Host first: a rebinding page must learn nothing, not even whether the token was right.
   app.use(hostCheckMiddleware({ allowedHosts: [...options.allowedHosts, options.host] }));

@@ -10,9 +10,9 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
  * Compares in constant time: both sides are hashed first so their lengths match and the comparison
  * leaks neither the token's length nor how many leading characters a guess got right.
  */
-export function tokenMatches(expected: string, given: string | undefined): boolean {
+export function tokenMatches(expected: string | Buffer, given: string | undefined): boolean {
   if (given === undefined) return false;
-  return timingSafeEqual(digest(expected), digest(given));
+  return timingSafeEqual(typeof expected === 'string' ? digest(expected) : expected, digest(given));
 }
 
 /** The header, or `?token=` where a browser API cannot set headers (EventSource, WebSocket). */
@@ -25,9 +25,10 @@ export function presentedToken(req: IncomingMessage): string | undefined {
 
 /** Every API route but health needs the token; there are no exemptions for "internal" routes. */
 export function tokenMiddleware(options: { token: string | null }): RequestHandler {
+  const expected = options.token === null ? null : digest(options.token);
   return (req: Request, res: Response, next: NextFunction) => {
-    if (options.token === null || req.method === 'OPTIONS') return next();
-    if (tokenMatches(options.token, presentedToken(req))) return next();
+    if (expected === null || req.method === 'OPTIONS') return next();
+    if (tokenMatches(expected, presentedToken(req))) return next();
     res.status(401).json({ error: 'Unauthorized' });
   };
 }

@@ -6,17 +6,18 @@
  *   (c) a bare HTTP round trip (small JSON body, JSON reply) to a minimal node:http server in its own process.
  * (b)+(c) is the floor a daemon could reach; (a)−(b)−(c) is the daemon's own overhead.
  *
- * The daemon and the bare server run in child processes, so neither shares an event loop with the client
- * that times them (in one process, the client's and the server's work would add up on one thread and the
- * daemon would be charged for the client's share). (a) and (c) use the same HTTP client: undici's
- * `request` on one keep-alive connection, which measured faster than node:http with a keep-alive Agent.
+ * The daemon and the bare server run in child processes, as the daemon does for its real callers: (a) and
+ * (c) cross the same process boundary, and the daemon's garbage collection and timers stay out of the (b)
+ * and (c) timings (with everything in one process they would not). (a) and (c) use the same HTTP client:
+ * undici's `request` on one keep-alive connection, which measured faster than node:http with a keep-alive
+ * Agent (maxSockets 1).
  *
  *   npm run bench
- *   BENCH_ITERATIONS=5000 BENCH_WARMUP=500 npm run bench
+ *   BENCH_ITERATIONS=5000 BENCH_WARMUP=3000 npm run bench   # measured rounds, warm-up rounds (defaults 3000 each)
  *   BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/bench-prof" npm run bench   # profile both children
  *
- * The daemon's rate limit (20 000 requests a minute, not settable from the command line) caps one run at
- * about 19 000 iterations.
+ * The daemon's rate limit (20 000 requests a minute, not settable from the command line) caps warm-up plus
+ * measured rounds at about 19 000 per run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -39,7 +40,7 @@ const BARE_SERVER_ROLE = 'bare-server';
 
 const ECHO = { name: 'echo', arguments: { message: 'hi' } };
 const EXECUTE_BODY = JSON.stringify({ serverId: 'ev', toolName: ECHO.name, parameters: ECHO.arguments });
-// Built once: the SDK parses each result against it (a schema built per call costs ~15 µs more).
+// Built once, as the daemon does: a schema built per call costs ~15 µs more.
 const PASSTHROUGH_RESULT = ResultSchema.passthrough();
 const JSON_HEADERS = { 'content-type': 'application/json', 'x-inspector-token': TOKEN };
 
@@ -52,11 +53,11 @@ const LABELS: Record<Kind, string> = {
   c: '(c) HTTP    bare JSON round trip        ',
 };
 
-function positiveInteger(name: string, fallback: number): number {
+function wholeNumber(name: string, fallback: number, min: number): number {
   const text = process.env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number above 0`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number from ${min}`);
   return value;
 }
 
@@ -100,6 +101,10 @@ async function startChild(args: string[], name: string): Promise<{ child: ChildP
       output += chunk.toString('utf8');
     });
     child.once('exit', (code) => reject(new Error(`${name} exited with code ${code}:\n${output}`)));
+    setTimeout(() => reject(new Error(`${name} did not start within 30 s:\n${output}`)), 30_000).unref();
+  }).catch(async (error: unknown) => {
+    await stopChild(child);
+    throw error;
   });
   child.stdout?.resume();
   child.stderr?.resume();
@@ -127,8 +132,8 @@ function percentile(sorted: number[], fraction: number): number {
 }
 
 async function main(): Promise<void> {
-  const iterations = positiveInteger('BENCH_ITERATIONS', 3000);
-  const warmup = positiveInteger('BENCH_WARMUP', 200);
+  const iterations = wholeNumber('BENCH_ITERATIONS', 3000, 1);
+  const warmup = wholeNumber('BENCH_WARMUP', 3000, 0);
   const childNodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const dataDir = await mkdtemp(join(tmpdir(), 'inspector-bench-'));
   const children: ChildProcess[] = [];
@@ -187,23 +192,25 @@ async function main(): Promise<void> {
     };
     const kinds: Kind[] = ['a', 'b', 'c'];
 
-    for (const kind of kinds) for (let i = 0; i < warmup; i++) await calls[kind]();
-
+    // Warm-up rounds run exactly like measured ones and without a pause before them: round trips between
+    // processes get several times faster over the first seconds of steady traffic (and slow down again
+    // after a pause of a few seconds), not only through JIT compilation.
     const samples: Record<Kind, number[]> = { a: [], b: [], c: [] };
-    for (let round = 0; round < iterations; round++) {
+    for (let round = 0; round < warmup + iterations; round++) {
       // Each round starts with a different kind, so none always follows the same one.
       for (let step = 0; step < kinds.length; step++) {
         const kind = kinds[(round + step) % kinds.length] as Kind;
         const start = process.hrtime.bigint();
         await calls[kind]();
-        samples[kind].push(Number(process.hrtime.bigint() - start) / 1e6);
+        const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+        if (round >= warmup) samples[kind].push(elapsed);
       }
     }
 
     const median: Record<Kind, number> = { a: 0, b: 0, c: 0 };
     const ms = (value: number): string => `${value.toFixed(3).padStart(7)} ms`;
     console.log(
-      `echo latency: Node ${process.version}, ${availableParallelism()} CPUs, ${iterations} interleaved rounds after ${warmup} warm-up calls each`,
+      `echo latency: Node ${process.version}, ${availableParallelism()} CPUs, ${iterations} interleaved rounds after ${warmup} warm-up rounds`,
     );
     console.log(
       'daemon and bare server in child processes; HTTP client: undici request, one keep-alive connection',
