@@ -123,7 +123,7 @@ export class ServerConnection {
 
   async listAll(method: string, key: string): Promise<{ items: Raw[]; rest: Raw }> {
     const items: Raw[] = [];
-    let rest: Raw = {};
+    let rest: Raw;
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {

@@ -123,6 +123,39 @@ describe('elicitation', () => {
   });
 });
 
+describe('URL elicitation', () => {
+  it('hands a url-mode elicitation to the caller and passes the answer on', async () => {
+    const d = await startWithServers();
+    const asked = await execute(d, 'everything', 'trigger-url-elicitation', {
+      parameters: { url: 'https://example.com/authorize', message: 'Sign in first' },
+    });
+    expect(asked.status).toBe(202);
+    expect(asked.body.request).toMatchObject({
+      mode: 'url',
+      url: 'https://example.com/authorize',
+      message: 'Sign in first',
+      elicitationId: expect.any(String),
+    });
+    const done = await respond(d, asked.body.requestId, { action: 'accept' });
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe('completed');
+    expect(JSON.stringify(done.body.result)).toContain('accept');
+  });
+
+  it('reports the URL-elicitation-required error with its code and data', async () => {
+    const d = await startWithServers();
+    const failed = await execute(d, 'everything', 'trigger-url-elicitation', {
+      parameters: { url: 'https://example.com/authorize', errorPath: true },
+    });
+    expect(failed.status).toBe(502);
+    expect(failed.body.mcpError).toMatchObject({ code: -32042 });
+    expect(failed.body.mcpError.data.elicitations).toEqual([
+      expect.objectContaining({ mode: 'url', url: expect.stringMatching(/^https:\/\//) }),
+    ]);
+    await waitForFreeLock(d);
+  });
+});
+
 describe('respond', () => {
   it('answers 404 when no execution is active', async () => {
     const d = await startWithServers();

@@ -134,7 +134,7 @@ describe.each(TRANSPORTS)('server-everything over $name', ({ start }) => {
 
 /** Child processes of this test process (the daemon runs in-process) whose command line has `marker`. */
 function childPids(marker: string): number[] {
-  let out = '';
+  let out: string;
   try {
     out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
   } catch {
