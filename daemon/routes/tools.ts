@@ -43,6 +43,11 @@ export function toolsRouter(manager: ClientManager, executions: ExecutionManager
     sendOutcome(res, await executions.respond(body.requestId, body.response));
   });
 
+  // The running call, so a front end whose execute request is still waiting can cancel it.
+  router.get('/active', (_req, res) => {
+    res.json({ activeExecution: executions.activeExecution ?? null });
+  });
+
   router.post('/cancel', (req, res) => {
     const body = validate<CancelRequest>(cancelRequestSchema, req.body);
     res.json(executions.cancel(body.executionId));

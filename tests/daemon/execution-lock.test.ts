@@ -123,7 +123,9 @@ describe('cancel', () => {
     const d = await startWithServers();
     const running = execute(d, 'fixture', 'slow', { parameters: { ms: 60_000 } });
     const call = await sentCall(d, 'slow');
-    const executionId = d.daemon.executions.activeExecution!.id;
+    const active = await d.api('GET', '/api/mcp/tools/active');
+    expect(active.body.activeExecution).toEqual({ id: expect.any(String), serverId: 'fixture', toolName: 'slow' });
+    const executionId: string = active.body.activeExecution.id;
 
     const cancelled = await cancel(d, executionId);
     expect(cancelled.status).toBe(200);
@@ -143,6 +145,7 @@ describe('cancel', () => {
       timeout: 20_000,
     });
     expect(d.daemon.executions.activeExecution).toBeUndefined();
+    expect((await d.api('GET', '/api/mcp/tools/active')).body).toEqual({ activeExecution: null });
     expect((await execute(d, 'fixture', 'ping')).status).toBe(200);
   });
 
