@@ -1,12 +1,43 @@
+import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
+import { WxtVitest } from 'wxt/testing';
 
 export default defineConfig({
   test: {
-    include: ['tests/daemon/**/*.test.ts', 'tests/conformance/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Daemon tests spawn real MCP servers; two workers suit the 2-core CI machine. npm test runs the
     // conformance suite on its own afterwards: its sse-retry scenario checks reconnection timing.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'daemon', include: ['tests/daemon/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'conformance', include: ['tests/conformance/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        // WxtVitest does not add the Vue plugin itself.
+        plugins: [vue(), WxtVitest()],
+        test: { name: 'extension', include: ['tests/extension/**/*.test.ts'], environment: 'happy-dom' },
+      },
+      {
+        extends: true,
+        // Real Chromium drives the built extension and web page (built once by the global setup); one
+        // file at a time, since the extension's daemon needs the one port its manifest grants.
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          globalSetup: ['tests/e2e/support/build.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

@@ -124,7 +124,11 @@ describe('cancel', () => {
     const running = execute(d, 'fixture', 'slow', { parameters: { ms: 60_000 } });
     const call = await sentCall(d, 'slow');
     const active = await d.api('GET', '/api/mcp/tools/active');
-    expect(active.body.activeExecution).toEqual({ id: expect.any(String), serverId: 'fixture', toolName: 'slow' });
+    expect(active.body.activeExecution).toEqual({
+      id: expect.any(String),
+      serverId: 'fixture',
+      toolName: 'slow',
+    });
     const executionId: string = active.body.activeExecution.id;
 
     const cancelled = await cancel(d, executionId);

@@ -1,0 +1,12 @@
+import { createPinia } from 'pinia';
+import { type Component, createApp } from 'vue';
+import '../components/theme.css';
+import { PLATFORM, type Platform } from './platform';
+
+/** Mounts one of the app's roots with its platform: the same app runs in the panel, options and web page. */
+export function mountApp(root: Component, platform: Platform, selector = '#app'): void {
+  const app = createApp(root);
+  app.use(createPinia());
+  app.provide(PLATFORM, platform);
+  app.mount(selector);
+}

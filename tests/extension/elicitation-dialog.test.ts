@@ -1,0 +1,160 @@
+import { mount } from '@vue/test-utils';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { ElicitationRequired, JsonObject } from '../../shared/api';
+import ElicitationDialog from '../../extension/components/ElicitationDialog.vue';
+
+function elicitation(request: JsonObject, requestId = 'req-1'): ElicitationRequired {
+  return {
+    status: 'elicitation_required',
+    executionId: 'exec-1',
+    requestId,
+    request,
+    timestamp: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+const contactSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', title: 'Name' },
+    age: { type: 'integer' },
+    newsletter: { type: 'boolean', default: true },
+    note: { type: 'string' },
+  },
+  required: ['name'],
+};
+
+function open(props: { elicitation: ElicitationRequired; queued?: number; serverName?: string }) {
+  const wrapper = mount(ElicitationDialog, { props, attachTo: document.body });
+  onTestFinished(() => wrapper.unmount());
+  return wrapper;
+}
+
+describe('ElicitationDialog', () => {
+  it('opens as a dialog titled with the server message and says who asked', () => {
+    const wrapper = open({
+      elicitation: elicitation({ message: 'Who are you?', requestedSchema: contactSchema }),
+      serverName: 'everything',
+    });
+    const dialog = wrapper.get('[data-testid="elicitation-dialog"]').element as HTMLDialogElement;
+    expect(dialog.tagName).toBe('DIALOG');
+    expect(dialog.hasAttribute('open')).toBe(true);
+    expect(wrapper.get('[data-testid="elicit-message"]').text()).toBe('Who are you?');
+    expect(dialog.getAttribute('aria-labelledby')).toBe(
+      wrapper.get('[data-testid="elicit-message"]').attributes('id'),
+    );
+    expect(wrapper.get('[data-testid="elicit-server"]').text()).toContain('everything');
+  });
+
+  it('still opens where the engine has no showModal', () => {
+    const prototype = HTMLDialogElement.prototype as unknown as Record<string, unknown>;
+    const showModal = prototype.showModal;
+    prototype.showModal = undefined;
+    onTestFinished(() => {
+      prototype.showModal = showModal;
+    });
+    const wrapper = open({ elicitation: elicitation({ message: 'Hi', requestedSchema: contactSchema }) });
+    expect(wrapper.get('[data-testid="elicitation-dialog"]').attributes()).toHaveProperty('open');
+  });
+
+  it('counts the elicitations waiting only when there is more than one', () => {
+    const one = open({ elicitation: elicitation({ message: 'a', requestedSchema: {} }), queued: 1 });
+    expect(one.find('[data-testid="elicit-queue"]').exists()).toBe(false);
+    const three = open({ elicitation: elicitation({ message: 'b', requestedSchema: {} }), queued: 3 });
+    expect(three.get('[data-testid="elicit-queue"]').text()).toContain('3');
+  });
+
+  it('fills the form from the schema defaults', () => {
+    const wrapper = open({ elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }) });
+    expect((wrapper.get('[data-testid="field-newsletter"]').element as HTMLInputElement).checked).toBe(true);
+    expect((wrapper.get('[data-testid="field-name"]').element as HTMLInputElement).value).toBe('');
+    expect(wrapper.get('label[for="elicit-req-1-name"]').text()).toContain('Name');
+  });
+
+  it('holds Accept back while a required field is empty, and says which', async () => {
+    const wrapper = open({ elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }) });
+    const accept = wrapper.get('[data-testid="elicit-accept"]');
+    expect(accept.attributes()).toHaveProperty('disabled');
+    expect(wrapper.get('[data-testid="elicit-missing"]').text()).toContain('name');
+    await wrapper.get('form').trigger('submit');
+    expect(wrapper.emitted('respond')).toBeUndefined();
+
+    await wrapper.get('[data-testid="field-name"]').setValue('Ada');
+    expect(accept.attributes()).not.toHaveProperty('disabled');
+    expect(wrapper.find('[data-testid="elicit-missing"]').exists()).toBe(false);
+  });
+
+  it('accepts with the parameters of the form, optional empty fields left out', async () => {
+    const wrapper = open({ elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }) });
+    await wrapper.get('[data-testid="field-name"]').setValue('Ada');
+    await wrapper.get('[data-testid="field-age"]').setValue('36');
+    await wrapper.get('[data-testid="elicit-accept"]').trigger('click');
+    expect(wrapper.emitted('respond')).toEqual([
+      [{ action: 'accept', content: { name: 'Ada', age: 36, newsletter: true } }],
+    ]);
+  });
+
+  it('declines and cancels without content', async () => {
+    const declining = open({ elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }) });
+    await declining.get('[data-testid="elicit-decline"]').trigger('click');
+    expect(declining.emitted('respond')).toEqual([[{ action: 'decline' }]]);
+
+    const cancelling = open({
+      elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }),
+    });
+    await cancelling.get('[data-testid="elicit-cancel"]').trigger('click');
+    expect(cancelling.emitted('respond')).toEqual([[{ action: 'cancel' }]]);
+  });
+
+  it('cancels on Escape, once even when the dialog also fires its cancel event', async () => {
+    const wrapper = open({ elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }) });
+    await wrapper.get('[data-testid="field-name"]').trigger('keydown', { key: 'Escape' });
+    await wrapper.get('[data-testid="elicitation-dialog"]').trigger('cancel');
+    expect(wrapper.emitted('respond')).toEqual([[{ action: 'cancel' }]]);
+  });
+
+  it('answers a new elicitation afresh', async () => {
+    const wrapper = open({ elicitation: elicitation({ message: 'First', requestedSchema: contactSchema }) });
+    await wrapper.get('[data-testid="field-name"]').setValue('Ada');
+    await wrapper.get('[data-testid="elicit-decline"]').trigger('click');
+    await wrapper.setProps({
+      elicitation: elicitation({ message: 'Second', requestedSchema: contactSchema }, 'req-2'),
+    });
+    expect((wrapper.get('[data-testid="field-name"]').element as HTMLInputElement).value).toBe('');
+    await wrapper.get('[data-testid="elicit-cancel"]').trigger('click');
+    expect(wrapper.emitted('respond')).toEqual([[{ action: 'decline' }], [{ action: 'cancel' }]]);
+  });
+
+  it('offers a web URL as a link that opens in a new, unrelated tab', async () => {
+    const url = 'https://example.com/authorize?state=1';
+    const wrapper = open({
+      elicitation: elicitation({ mode: 'url', message: 'Sign in', url, elicitationId: 'e' }),
+    });
+    for (const testid of ['elicit-url', 'elicit-open']) {
+      const link = wrapper.get(`[data-testid="${testid}"]`);
+      expect(link.element.tagName).toBe('A');
+      expect(link.attributes('href')).toBe(url);
+      expect(link.attributes('target')).toBe('_blank');
+      expect(link.attributes('rel')).toBe('noopener noreferrer');
+    }
+    expect(wrapper.find('[data-testid="field-name"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="elicit-accept"]').trigger('click');
+    expect(wrapper.emitted('respond')).toEqual([[{ action: 'accept', content: {} }]]);
+  });
+
+  it('shows a URL of another scheme as text only', () => {
+    const url = 'javascript:alert(1)';
+    const wrapper = open({ elicitation: elicitation({ mode: 'url', message: 'Click', url }) });
+    expect(wrapper.find('a').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="elicit-open"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="elicit-url"]').text()).toBe(url);
+  });
+
+  it('never renders the server message as HTML', () => {
+    const message = '<b>bold</b><img src=x onerror="alert(1)">';
+    const wrapper = open({ elicitation: elicitation({ message, requestedSchema: {} }) });
+    expect(wrapper.get('[data-testid="elicit-message"]').text()).toBe(message);
+    expect(wrapper.find('[data-testid="elicit-message"] b').exists()).toBe(false);
+    expect(wrapper.find('img').exists()).toBe(false);
+  });
+});

@@ -1,0 +1,160 @@
+import { flushPromises, mount } from '@vue/test-utils';
+import { describe, expect, it } from 'vitest';
+import ResultView from '../../extension/components/ResultView.vue';
+
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+function view(result: Record<string, unknown>, outputSchema?: Record<string, unknown>) {
+  return mount(ResultView, { props: outputSchema ? { result, outputSchema } : { result } });
+}
+
+describe('ResultView', () => {
+  it('shows plain text with its line breaks kept', () => {
+    const wrapper = view({ content: [{ type: 'text', text: 'first line\nsecond line' }] });
+    const item = wrapper.get('[data-testid="content-text"]');
+    expect(item.get('pre').text()).toBe('first line\nsecond line');
+    expect(item.find('[data-testid="text-json-toggle"]').exists()).toBe(false);
+  });
+
+  it('pretty-prints text that is JSON and toggles back to the raw text', async () => {
+    const wrapper = view({ content: [{ type: 'text', text: '{"a":1,"b":[true]}' }] });
+    const item = wrapper.get('[data-testid="content-text"]');
+    expect(item.get('[data-testid="text-json"]').text()).toBe(JSON.stringify({ a: 1, b: [true] }, null, 2));
+    await item.get('[data-testid="text-json-toggle"]').trigger('click');
+    expect(item.find('[data-testid="text-json"]').exists()).toBe(false);
+    expect(item.get('pre').text()).toBe('{"a":1,"b":[true]}');
+    await item.get('[data-testid="text-json-toggle"]').trigger('click');
+    expect(item.find('[data-testid="text-json"]').exists()).toBe(true);
+  });
+
+  it('never renders server text as HTML', () => {
+    const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
+    const wrapper = view({
+      content: [
+        { type: 'text', text: hostile },
+        { type: 'resource_link', uri: 'file:///x', name: hostile },
+      ],
+      structuredContent: { html: hostile },
+    });
+    expect(wrapper.findAll('script')).toHaveLength(0);
+    expect(wrapper.findAll('img')).toHaveLength(0);
+    expect(wrapper.get('[data-testid="content-text"]').text()).toBe(hostile);
+    expect(wrapper.get('[data-testid="content-resource_link"]').text()).toContain(hostile);
+  });
+
+  it('shows an image from its base64 data and MIME type', () => {
+    const wrapper = view({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] });
+    const img = wrapper.get('[data-testid="content-image"] img');
+    expect(img.attributes('src')).toBe(`data:image/png;base64,${PNG}`);
+    expect(img.attributes('alt')).toContain('image/png');
+  });
+
+  it('gives audio its own player', () => {
+    const wrapper = view({ content: [{ type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' }] });
+    const audio = wrapper.get('[data-testid="content-audio"] audio');
+    expect(audio.attributes('src')).toBe('data:audio/wav;base64,UklGRg==');
+    expect(audio.attributes()).toHaveProperty('controls');
+  });
+
+  it('lists the fields of a resource link', () => {
+    const wrapper = view({
+      content: [
+        {
+          type: 'resource_link',
+          uri: 'test://static/resource/1',
+          name: 'Resource 1',
+          description: 'The first one',
+          mimeType: 'text/plain',
+        },
+      ],
+    });
+    const text = wrapper.get('[data-testid="content-resource_link"]').text();
+    for (const part of ['test://static/resource/1', 'Resource 1', 'The first one', 'text/plain']) {
+      expect(text).toContain(part);
+    }
+  });
+
+  it('shows an embedded text resource with its text and a blob resource with its size', () => {
+    const wrapper = view({
+      content: [
+        { type: 'resource', resource: { uri: 'test://a', mimeType: 'text/plain', text: 'hello' } },
+        { type: 'resource', resource: { uri: 'test://b', blob: 'AAECAw==' } },
+      ],
+    });
+    const [textItem, blobItem] = wrapper.findAll('[data-testid="content-resource"]');
+    expect(textItem?.text()).toContain('test://a');
+    expect(textItem?.get('pre').text()).toBe('hello');
+    expect(blobItem?.text()).toContain('test://b');
+    expect(blobItem?.get('[data-testid="resource-blob-size"]').text()).toBe('4 bytes');
+  });
+
+  it('shows a content type it does not know as JSON', () => {
+    const item = { type: 'hologram', frames: 3 };
+    const wrapper = view({ content: [item, 'not an object'] });
+    expect(wrapper.get('[data-testid="content-hologram"]').text()).toBe(JSON.stringify(item, null, 2));
+    expect(wrapper.get('[data-testid="content-unknown"]').text()).toBe('"not an object"');
+  });
+
+  it('shows the error banner only for an error result', () => {
+    expect(view({ content: [] }).find('[data-testid="result-error"]').exists()).toBe(false);
+    const failed = view({ isError: true, content: [{ type: 'text', text: 'boom' }] });
+    expect(failed.get('[data-testid="result-error"]').attributes('role')).toBe('alert');
+    expect(failed.get('[data-testid="content-text"]').text()).toBe('boom');
+  });
+
+  it('confirms structuredContent that matches the outputSchema', () => {
+    const schema = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
+    const wrapper = view({ content: [], structuredContent: { sum: 5 } }, schema);
+    expect(wrapper.get('[data-testid="structured-content"]').text()).toBe(
+      JSON.stringify({ sum: 5 }, null, 2),
+    );
+    expect(wrapper.get('[data-testid="validation-ok"]').text()).toBe('Valid against outputSchema');
+    expect(wrapper.find('[data-testid="validation-problems"]').exists()).toBe(false);
+  });
+
+  it('lists each validation problem with its path', () => {
+    const schema = {
+      type: 'object',
+      properties: { sum: { type: 'number' }, parts: { type: 'array', items: { type: 'string' } } },
+      required: ['sum'],
+    };
+    const wrapper = view({ content: [], structuredContent: { sum: 'five', parts: ['a', 2] } }, schema);
+    expect(wrapper.find('[data-testid="validation-ok"]').exists()).toBe(false);
+    const problems = wrapper.findAll('[data-testid="validation-problem"]').map((li) => li.get('code').text());
+    expect(problems).toEqual(['/sum', '/parts/1']);
+  });
+
+  it('says structuredContent is missing when the outputSchema requires it', () => {
+    const schema = { type: 'object', properties: { sum: { type: 'number' } } };
+    const wrapper = view({ content: [{ type: 'text', text: '5' }] }, schema);
+    expect(wrapper.find('[data-testid="structured-content"]').exists()).toBe(false);
+    const [problem] = wrapper.findAll('[data-testid="validation-problem"]');
+    expect(problem?.text()).toMatch(/structuredContent is missing/);
+  });
+
+  it('shows structuredContent without a verdict when there is no outputSchema', () => {
+    const wrapper = view({ content: [], structuredContent: { any: 'thing' } });
+    expect(wrapper.find('[data-testid="structured-content"]').exists()).toBe(true);
+    expect(wrapper.find('[data-testid="validation-ok"]').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="validation-problems"]').exists()).toBe(false);
+  });
+
+  it('keeps _meta in a collapsed section', () => {
+    const wrapper = view({ content: [], _meta: { 'io.example/trace': 'abc' } });
+    const meta = wrapper.get('[data-testid="result-meta"]');
+    expect(meta.element.tagName).toBe('DETAILS');
+    expect(meta.attributes()).not.toHaveProperty('open');
+    expect(meta.text()).toContain('io.example/trace');
+    expect(view({ content: [] }).find('[data-testid="result-meta"]').exists()).toBe(false);
+  });
+
+  it('copies the raw result as JSON', async () => {
+    const result = { content: [{ type: 'text', text: 'hi' }], structuredContent: { n: 1 } };
+    const wrapper = view(result);
+    await wrapper.get('[data-testid="copy-result"]').trigger('click');
+    await flushPromises();
+    expect(JSON.parse(await navigator.clipboard.readText())).toEqual(result);
+    expect(wrapper.text()).toContain('Copied');
+  });
+});
