@@ -23,6 +23,7 @@ export interface Run {
   toolName: string;
   serverId: string;
   startedAt: number;
+  finishedAt?: number;
   state: 'running' | 'elicitation' | 'completed' | 'cancelled' | 'failed';
   executionId?: string;
   elicitation?: ElicitationRequired;
@@ -41,7 +42,8 @@ export const useToolsStore = defineStore('tools', () => {
   const query = ref('');
   const selectedName = ref<string | null>(null);
   const values = ref<Record<string, Record<string, unknown>>>({});
-  const run = ref<Run | null>(null);
+  /** The last run of each tool; the daemon runs one call at a time, so at most one is active. */
+  const runs = ref<Record<string, Run>>({});
 
   const filtered = computed(() => {
     const q = query.value.trim().toLowerCase();
@@ -51,7 +53,10 @@ export const useToolsStore = defineStore('tools', () => {
     );
   });
   const selected = computed(() => tools.value.find((t) => t.name === selectedName.value) ?? null);
-  const running = computed(() => run.value?.state === 'running' || run.value?.state === 'elicitation');
+  const isActive = (r: Run): boolean => r.state === 'running' || r.state === 'elicitation';
+  const run = computed(() => (selectedName.value ? (runs.value[selectedName.value] ?? null) : null));
+  const activeRun = computed(() => Object.values(runs.value).find(isActive) ?? null);
+  const running = computed(() => activeRun.value !== null);
   const currentValue = computed({
     get: () => (selectedName.value ? (values.value[selectedName.value] ?? {}) : {}),
     set: (value: Record<string, unknown>) => {
@@ -64,7 +69,7 @@ export const useToolsStore = defineStore('tools', () => {
       tools.value = [];
       selectedName.value = null;
       values.value = {};
-      run.value = null;
+      runs.value = {};
     }
     serverId.value = id;
     loading.value = true;
@@ -88,43 +93,51 @@ export const useToolsStore = defineStore('tools', () => {
     else values.value[name] ??= initialValue(tool?.inputSchema);
   }
 
-  function settle(outcome: ExecutionOutcome): void {
-    if (!run.value) return;
-    run.value.executionId = outcome.executionId;
+  function settle(target: Run, outcome: ExecutionOutcome): void {
+    target.executionId = outcome.executionId;
+    target.elicitation = outcome.status === 'elicitation_required' ? outcome : undefined;
+    if (outcome.status === 'elicitation_required') {
+      target.state = 'elicitation';
+      return;
+    }
+    target.finishedAt = Date.now();
     if (outcome.status === 'completed') {
-      run.value.state = 'completed';
-      run.value.result = outcome.result;
-      run.value.elicitation = undefined;
-    } else if (outcome.status === 'elicitation_required') {
-      run.value.state = 'elicitation';
-      run.value.elicitation = outcome;
+      target.state = 'completed';
+      target.result = outcome.result;
     } else {
-      run.value.state = 'cancelled';
-      run.value.elicitation = undefined;
+      target.state = 'cancelled';
     }
   }
 
-  function fail(error: unknown): void {
-    if (!run.value) return;
-    run.value.state = 'failed';
-    run.value.elicitation = undefined;
+  function fail(target: Run, error: unknown): void {
+    target.state = 'failed';
+    target.finishedAt = Date.now();
+    target.elicitation = undefined;
     if (error instanceof DaemonError && error.status === 409 && error.body.activeExecution) {
-      run.value.blockedBy = error.body.activeExecution;
+      target.blockedBy = error.body.activeExecution;
       const { toolName, serverId: busyServer } = error.body.activeExecution;
-      run.value.error = `Another tool call is running: "${toolName}" on ${busyServer}. The daemon runs one call at a time; wait for it or cancel it.`;
+      target.error = `Another tool call is running: "${toolName}" on ${busyServer}. The daemon runs one call at a time; wait for it or cancel it.`;
     } else if (error instanceof DaemonError && error.status === 504) {
-      run.value.error = `Timed out: ${error.message}`;
+      target.error = `Timed out: ${error.message}`;
     } else {
-      run.value.error = (error as Error).message;
+      target.error = (error as Error).message;
     }
   }
 
   async function execute(): Promise<void> {
     const tool = selected.value;
     if (!tool || !serverId.value || running.value) return;
-    run.value = { toolName: tool.name, serverId: serverId.value, startedAt: Date.now(), state: 'running' };
+    runs.value[tool.name] = {
+      toolName: tool.name,
+      serverId: serverId.value,
+      startedAt: Date.now(),
+      state: 'running',
+    };
+    // The reactive proxy, so updates after the await reach the view.
+    const target = runs.value[tool.name]!;
     try {
       settle(
+        target,
         await requireClient().execute({
           serverId: serverId.value,
           toolName: tool.name,
@@ -132,36 +145,38 @@ export const useToolsStore = defineStore('tools', () => {
         }),
       );
     } catch (error) {
-      fail(error);
+      fail(target, error);
     }
   }
 
   async function respond(response: ElicitationResponse): Promise<void> {
-    const elicitation = run.value?.elicitation;
-    if (!run.value || !elicitation) return;
-    run.value.state = 'running';
-    run.value.elicitation = undefined;
+    const target = activeRun.value;
+    const elicitation = target?.elicitation;
+    if (!target || !elicitation) return;
+    target.state = 'running';
+    target.elicitation = undefined;
     try {
-      settle(await requireClient().respond(elicitation.requestId, response));
+      settle(target, await requireClient().respond(elicitation.requestId, response));
     } catch (error) {
-      fail(error);
+      fail(target, error);
     }
   }
 
   /** Cancels the current run, or the call that blocked it. The waiting request then answers `cancelled`. */
   async function cancel(): Promise<void> {
     const client = requireClient();
+    const shown = run.value;
     const id =
-      run.value?.blockedBy?.id ??
-      run.value?.executionId ??
+      shown?.blockedBy?.id ??
+      activeRun.value?.executionId ??
       (await client.request<{ activeExecution: { id: string } | null }>('GET', '/tools/active'))
         .activeExecution?.id;
     if (!id) return;
     try {
       await client.cancel(id);
-      if (run.value?.blockedBy) run.value = null;
+      if (shown?.blockedBy && selectedName.value) delete runs.value[selectedName.value];
     } catch (error) {
-      fail(error);
+      if (shown) fail(shown, error);
     }
   }
 
@@ -173,7 +188,9 @@ export const useToolsStore = defineStore('tools', () => {
     query,
     selectedName,
     values,
+    runs,
     run,
+    activeRun,
     filtered,
     selected,
     running,
