@@ -9,6 +9,8 @@ import { apiNotFound, errorMiddleware } from './http/error-middleware.ts';
 import { staticFiles } from './http/static-files.ts';
 import { LogBus } from './logs/log-bus.ts';
 import { ClientManager } from './mcp/client-manager.ts';
+import { attachLiveChannel } from './live/live-channel.ts';
+import { LiveEvents } from './live/live-events.ts';
 import { ExecutionManager } from './mcp/execution.ts';
 import type { DaemonOptions } from './options.ts';
 import { healthRouter } from './routes/health.ts';
@@ -31,6 +33,7 @@ export interface Daemon {
   manager: ClientManager;
   executions: ExecutionManager;
   bus: LogBus;
+  events: LiveEvents;
   /** Starts listening; resolves with the URL (the real port when `port` was 0). */
   listen(): Promise<string>;
   /** Closes every MCP connection and child process, then the HTTP server. */
@@ -51,11 +54,16 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const token = options.token === undefined ? await loadOrCreateToken(options.dataDir) : options.token;
   const development = options.mode === 'development';
   const bus = new LogBus(options.logBufferSize);
-  const executions = new ExecutionManager(options);
+  const events = new LiveEvents();
+  const publish = events.publish.bind(events);
+  const executions = new ExecutionManager(options, publish);
   const manager = new ClientManager(join(options.dataDir, 'servers.json'), {
     bus,
     connectTimeoutMs: options.connectTimeoutMs,
     onElicitation: executions.handleElicitation,
+    onStatus: (server) => publish({ type: 'server-status', server }),
+    onNotification: (serverId, method, params) =>
+      publish({ type: 'notification', serverId, method, ...(params && { params }) }),
     debug: options.debug,
   });
   try {
@@ -121,6 +129,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   app.use(errorMiddleware({ development, log: options.log }));
 
   let server: Server | undefined;
+  let live: { close(): void } | undefined;
   return {
     app,
     options,
@@ -128,14 +137,25 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     manager,
     executions,
     bus,
+    events,
     async listen() {
       server = app.listen(options.port, options.host);
       await once(server, 'listening');
+      live = attachLiveChannel(server, {
+        bus,
+        events,
+        token,
+        allowedHosts: new Set([...options.allowedHosts, options.host].map((h) => h.toLowerCase())),
+        development,
+        pingMs: options.sseKeepaliveMs,
+        maxBufferedBytes: options.sseMaxBufferedBytes,
+      });
       const { port } = server.address() as AddressInfo;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
       return `http://${host}:${port}`;
     },
     async close() {
+      live?.close();
       await manager.closeAll();
       if (!server) return;
       const closed = new Promise<void>((resolve) => server?.close(() => resolve()));

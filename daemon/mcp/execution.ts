@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationResponse, ExecutionOutcome, JsonObject } from '../../shared/api.ts';
 import { HttpError, notFound, TimeoutError } from '../errors.ts';
+import type { LiveEvent } from '../live/live-events.ts';
 import type { ServerConnection } from './server-connection.ts';
 
 export interface ExecutionLimits {
@@ -99,7 +100,11 @@ class Execution {
 export class ExecutionManager {
   private active?: Execution;
 
-  constructor(private readonly limits: ExecutionLimits) {}
+  constructor(
+    private readonly limits: ExecutionLimits,
+    /** Progress and pending elicitations, for the live channel. */
+    private readonly onEvent: (event: LiveEvent) => void = () => {},
+  ) {}
 
   get activeExecution(): { id: string; serverId: string; toolName: string } | undefined {
     const active = this.active;
@@ -132,7 +137,18 @@ export class ExecutionManager {
         signal: execution.abort.signal,
         // The SDK's own time-out cannot pause while the user answers an elicitation: ours does.
         timeout: 2_147_483_647,
-        onprogress: () => execution.armTimer(),
+        onprogress: (progress) => {
+          execution.armTimer();
+          this.onEvent({
+            type: 'progress',
+            serverId: execution.serverId,
+            executionId: execution.id,
+            toolName,
+            progress: progress.progress,
+            ...(progress.total !== undefined && { total: progress.total }),
+            ...(progress.message !== undefined && { message: progress.message }),
+          });
+        },
       })
       .then(
         (result): Finish => ({ outcome: { status: 'completed', executionId: execution.id, result } }),
@@ -210,6 +226,18 @@ export class ExecutionManager {
       execution.pending.push(pending);
       execution.armTimer();
       execution.wake();
+      this.onEvent({
+        type: 'elicitation',
+        serverId,
+        toolName: execution.toolName,
+        elicitation: {
+          status: 'elicitation_required',
+          executionId: execution.id,
+          requestId: pending.requestId,
+          request,
+          timestamp: pending.timestamp,
+        },
+      });
     });
   };
 

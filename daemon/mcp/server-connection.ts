@@ -31,6 +31,8 @@ export interface ConnectionDeps {
   connectTimeoutMs: number;
   onElicitation: ElicitationHandler;
   onStatus?: (record: ServerRecord) => void;
+  /** Every notification the server sends (logging messages, list_changed, resources/updated, …). */
+  onNotification?: (serverId: string, method: string, params: JsonObject | undefined) => void;
   debug?: (line: string) => void;
 }
 
@@ -162,9 +164,13 @@ export class ServerConnection {
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
       this.deps.onElicitation(this.id, request.params as JsonObject, extra.signal),
     );
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => {
       this.toolsMeta = undefined;
+      this.deps.onNotification?.(this.id, notification.method, notification.params);
     });
+    client.fallbackNotificationHandler = async (notification) => {
+      this.deps.onNotification?.(this.id, notification.method, notification.params as JsonObject | undefined);
+    };
     const inner = createTransport(this.config, (line) => this.publishStderr(line));
     const transport = new LoggingTransport(inner, (direction, message) =>
       this.deps.bus.publish({

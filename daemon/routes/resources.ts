@@ -32,6 +32,19 @@ export function resourcesRouter(manager: ClientManager): Router {
     res.json(await listResourceTemplates(manager.get(serverId)));
   });
 
+  // Updates arrive on the live channel as `notifications/resources/updated`.
+  router.post('/subscribe', async (req, res) => {
+    const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
+    await manager.get(serverId).request('resources/subscribe', { uri });
+    res.json({ subscribed: true, serverId, uri });
+  });
+
+  router.post('/unsubscribe', async (req, res) => {
+    const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
+    await manager.get(serverId).request('resources/unsubscribe', { uri });
+    res.json({ subscribed: false, serverId, uri });
+  });
+
   router.post('/read', async (req, res) => {
     const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
     res.json(await readResource(manager.get(serverId), uri));

@@ -17,12 +17,16 @@ export function hostnameOf(hostHeader: string): string {
  * DNS rebinding defence: a page on evil.example whose name re-resolves to 127.0.0.1 still sends
  * `Host: evil.example`, so only loopback names and hosts the user allowed get through.
  */
+export function hostAllowed(host: string | undefined, allowed: ReadonlySet<string>): boolean {
+  const name = host ? hostnameOf(host) : '';
+  return name !== '' && (isLoopbackHost(name) || allowed.has(name));
+}
+
 export function hostCheckMiddleware(options: { allowedHosts: string[] }): RequestHandler {
   const allowed = new Set(options.allowedHosts.map((host) => host.toLowerCase()));
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
-    const name = host ? hostnameOf(host) : '';
-    if (name && (isLoopbackHost(name) || allowed.has(name))) return next();
+    if (hostAllowed(host, allowed)) return next();
     res
       .status(403)
       .json({ error: `Forbidden Host header "${host ?? ''}": the daemon answers loopback names only` });

@@ -9,15 +9,21 @@ export const DEV_SERVER_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:51
  * web page the developer happens to visit cannot drive the daemon. Allowed cross-origin callers get CORS
  * headers; preflights end here.
  */
+/** No Origin (not a browser), the daemon's own page, an extension, or in development the dev server. */
+export function originAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  development: boolean,
+): boolean {
+  if (origin === undefined || origin === `http://${host ?? ''}`) return true;
+  return EXTENSION_ORIGIN.test(origin) || (development && DEV_SERVER_ORIGINS.includes(origin));
+}
+
 export function originMiddleware(options: { development: boolean }): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const origin = req.headers.origin;
-    if (origin === undefined) return next();
-    const ownOrigin = `http://${req.headers.host ?? ''}`;
-    if (origin === ownOrigin) return next();
-    const allowed =
-      EXTENSION_ORIGIN.test(origin) || (options.development && DEV_SERVER_ORIGINS.includes(origin));
-    if (!allowed) {
+    if (origin === undefined || origin === `http://${req.headers.host ?? ''}`) return next();
+    if (!originAllowed(origin, req.headers.host, options.development)) {
       res.status(403).json({ error: `Forbidden Origin "${origin}"` });
       return;
     }

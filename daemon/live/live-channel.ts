@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { LiveMessage } from '../../shared/live.ts';
+import type { LogBus } from '../logs/log-bus.ts';
+import { hostAllowed } from '../security/host-check-middleware.ts';
+import { originAllowed } from '../security/origin-middleware.ts';
+import { presentedToken, tokenMatches } from '../security/token-middleware.ts';
+import { VERSION } from '../version.ts';
+import type { LiveEvents } from './live-events.ts';
+
+export const LIVE_PATH = '/api/mcp/ws';
+
+export interface LiveChannelOptions {
+  bus: LogBus;
+  events: LiveEvents;
+  token: string | null;
+  allowedHosts: ReadonlySet<string>;
+  development: boolean;
+  pingMs: number;
+  /** A client whose unsent data passes this is closed (code 4008); it resumes with `since`. */
+  maxBufferedBytes: number;
+}
+
+function refuse(socket: Duplex, status: number, reason: string): void {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/**
+ * `GET /api/mcp/ws`: the live channel. Host, Origin and token are checked on the upgrade request itself,
+ * before the WebSocket exists, because a browser lets any page open a WebSocket to localhost and only
+ * those checks stop it (there is no CORS for WebSockets).
+ */
+export function attachLiveChannel(server: Server, options: LiveChannelOptions): { close(): void } {
+  const bootId = randomUUID();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== LIVE_PATH) return refuse(socket, 404, 'Not Found');
+    if (!hostAllowed(req.headers.host, options.allowedHosts)) return refuse(socket, 403, 'Forbidden');
+    if (!originAllowed(req.headers.origin, req.headers.host, options.development)) {
+      return refuse(socket, 403, 'Forbidden');
+    }
+    if (options.token !== null && !tokenMatches(options.token, presentedToken(req))) {
+      return refuse(socket, 401, 'Unauthorized');
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, url.searchParams));
+  });
+
+  function serve(ws: WebSocket, query: URLSearchParams): void {
+    const send = (message: LiveMessage): void => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (ws.bufferedAmount > options.maxBufferedBytes) {
+        ws.close(4008, 'Too slow: resume with since');
+        return;
+      }
+      ws.send(JSON.stringify(message));
+    };
+    const lastSeq = options.bus.last(1)[0]?.seq ?? 0;
+    ws.send(JSON.stringify({ type: 'hello', bootId, version: VERSION, lastSeq } satisfies LiveMessage));
+    // Resume only within the same daemon run: after a restart the sequence numbers start again.
+    const since = Number(query.get('since'));
+    const replay = Number(query.get('replay'));
+    const backlog =
+      query.get('bootId') === bootId && Number.isInteger(since) && since >= 0
+        ? options.bus.since(since)
+        : Number.isInteger(replay) && replay > 0
+          ? options.bus.last(replay)
+          : [];
+    for (const entry of backlog) ws.send(JSON.stringify({ type: 'rpc', entry } satisfies LiveMessage));
+
+    const unsubscribeLog = options.bus.subscribe((entry) => send({ type: 'rpc', entry }));
+    const unsubscribeEvents = options.events.subscribe(send);
+    let alive = true;
+    ws.on('pong', () => (alive = true));
+    const ping = setInterval(() => {
+      if (!alive) return ws.terminate();
+      alive = false;
+      ws.ping();
+    }, options.pingMs);
+    ws.on('close', () => {
+      clearInterval(ping);
+      unsubscribeLog();
+      unsubscribeEvents();
+    });
+    // The channel is one-way; anything a client sends is ignored.
+    ws.on('message', () => {});
+  }
+
+  return {
+    close() {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    },
+  };
+}
