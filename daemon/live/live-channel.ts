@@ -53,6 +53,8 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
     const send = (message: LiveMessage): void => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > options.maxBufferedBytes) {
+        // Stop feeding it now: the close handshake itself waits until the client reads again.
+        stopFeeding();
         ws.close(4008, 'Too slow: resume with since');
         return;
       }
@@ -73,6 +75,10 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
 
     const unsubscribeLog = options.bus.subscribe((entry) => send({ type: 'rpc', entry }));
     const unsubscribeEvents = options.events.subscribe(send);
+    function stopFeeding(): void {
+      unsubscribeLog();
+      unsubscribeEvents();
+    }
     let alive = true;
     ws.on('pong', () => (alive = true));
     const ping = setInterval(() => {
@@ -82,8 +88,7 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
     }, options.pingMs);
     ws.on('close', () => {
       clearInterval(ping);
-      unsubscribeLog();
-      unsubscribeEvents();
+      stopFeeding();
     });
     // The channel is one-way; anything a client sends is ignored.
     ws.on('message', () => {});

@@ -8,6 +8,7 @@ import type {
 } from '../../shared/api';
 import { initialValue, parametersFromValue } from '../../shared/forms';
 import { DaemonError } from '../lib/daemon-client';
+import { useLiveStore } from './live';
 import { requireClient } from './servers';
 
 export type Tool = {
@@ -29,6 +30,8 @@ export interface Run {
   elicitation?: ElicitationRequired;
   result?: JsonObject;
   error?: string;
+  /** The latest progress notification of this call, from the live channel. */
+  progress?: { progress: number; total?: number; message?: string };
   /** Set on a 409: the call that holds the daemon's lock. */
   blockedBy?: { id: string; serverId: string; toolName: string };
 }
@@ -57,6 +60,23 @@ export const useToolsStore = defineStore('tools', () => {
   const run = computed(() => (selectedName.value ? (runs.value[selectedName.value] ?? null) : null));
   const activeRun = computed(() => Object.values(runs.value).find(isActive) ?? null);
   const running = computed(() => activeRun.value !== null);
+  const live = useLiveStore();
+  live.on('progress', (message) => {
+    const target = activeRun.value;
+    if (!target || target.serverId !== message.serverId || target.toolName !== message.toolName) return;
+    target.executionId = message.executionId;
+    target.progress = {
+      progress: message.progress,
+      ...(message.total !== undefined && { total: message.total }),
+      ...(message.message !== undefined && { message: message.message }),
+    };
+  });
+  live.on('notification', (message) => {
+    if (message.method === 'notifications/tools/list_changed' && message.serverId === serverId.value) {
+      void load(message.serverId);
+    }
+  });
+
   const currentValue = computed({
     get: () => (selectedName.value ? (values.value[selectedName.value] ?? {}) : {}),
     set: (value: Record<string, unknown>) => {

@@ -17,7 +17,11 @@ export class LoggingTransport implements Transport {
   ) {
     inner.onmessage = (message) => {
       this.log('receive', message);
-      this.onmessage?.(message);
+      // The SDK handles notifications a microtask later but responses at once, and a response drops its
+      // request's progress handler: a final progress read in the same chunk as the result would be lost
+      // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order.
+      if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message));
+      else this.onmessage?.(message);
     };
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);

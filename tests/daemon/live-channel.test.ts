@@ -1,0 +1,476 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { DaemonOptions } from '../../daemon/options.ts';
+import { VERSION } from '../../daemon/version.ts';
+import type { LiveMessage } from '../../shared/live.ts';
+import type { ServerConfig } from '../../shared/servers.ts';
+import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import {
+  callAndAnswer,
+  entries,
+  type LiveConnection,
+  liveUrl,
+  ofType,
+  openLive,
+  refusal,
+  rpcMessages,
+} from './live-helpers.ts';
+
+const EXTENSION_ORIGIN = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
+
+/** A daemon closed after the test, with the given servers registered (not yet connected). */
+async function daemonWith(
+  servers: Record<string, ServerConfig> = {},
+  overrides: Partial<DaemonOptions> = {},
+): Promise<TestDaemon> {
+  const d = await startDaemon(overrides);
+  onTestFinished(() => d.close());
+  for (const [id, config] of Object.entries(servers)) {
+    expect((await d.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
+  }
+  return d;
+}
+
+/** A live connection closed after the test. */
+async function live(d: TestDaemon, query: Record<string, string | undefined> = {}): Promise<LiveConnection> {
+  const connection = await openLive(d, query);
+  onTestFinished(() => connection.close());
+  return connection;
+}
+
+const execute = (d: TestDaemon, serverId: string, toolName: string, parameters: object = {}) =>
+  d.api('POST', '/api/mcp/tools/execute', { serverId, toolName, parameters });
+
+const hello = (connection: LiveConnection) => {
+  const first = connection.messages[0];
+  if (first?.type !== 'hello') throw new Error(`the first message is ${first?.type}, not hello`);
+  return first;
+};
+
+const seqs = (messages: LiveMessage[]): number[] => entries(messages).map((e) => e.seq);
+
+/** `from`, `from + 1`, …, `to`. */
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+/** Runs `echo` on the server and waits until the live connection has shown its answer; returns that entry's seq. */
+async function echoSeen(d: TestDaemon, connection: LiveConnection, message: string): Promise<number> {
+  const before = connection.messages.length;
+  expect((await execute(d, 'everything', 'echo', { message })).status).toBe(200);
+  const pair = await connection.until(
+    (messages) => callAndAnswer(messages.slice(before), 'echo'),
+    `the echo of "${message}"`,
+  );
+  return pair.answer.seq;
+}
+
+/**
+ * Lists the server's tools and waits until the live connection has shown that answer: whatever the daemon
+ * published before it has arrived by then.
+ */
+async function settle(d: TestDaemon, connection: LiveConnection, serverId: string): Promise<void> {
+  const before = connection.messages.length;
+  expect((await d.api('GET', `/api/mcp/servers/${serverId}/tools`)).status).toBe(200);
+  await connection.until(
+    (messages) =>
+      rpcMessages(messages.slice(before)).some(
+        (e) => e.direction === 'receive' && Array.isArray((e.message.result as { tools?: unknown })?.tools),
+      ),
+    'the tools/list answer',
+  );
+}
+
+describe('live channel upgrade checks', () => {
+  it('answers 401 without a token or with a wrong one, before any WebSocket exists', async () => {
+    const d = await daemonWith();
+    expect(await refusal(liveUrl(d))).toBe(401);
+    expect(await refusal(liveUrl(d, { token: 'wrong-token' }))).toBe(401);
+    expect(await refusal(liveUrl(d), { headers: { 'X-Inspector-Token': 'wrong-token' } })).toBe(401);
+    expect(d.daemon.bus.subscriberCount).toBe(0);
+    expect(d.daemon.events.subscriberCount).toBe(0);
+  });
+
+  it('answers 403 to a foreign Host header even with the right token', async () => {
+    const d = await daemonWith();
+    // Host is checked first: a rebinding page learns nothing about the token.
+    expect(await refusal(liveUrl(d), { headers: { Host: 'evil.example' } })).toBe(403);
+    expect(await refusal(liveUrl(d, { token: d.token }), { headers: { Host: 'evil.example' } })).toBe(403);
+    expect(await refusal(liveUrl(d, { token: d.token }), { headers: { Host: 'evil.example:6274' } })).toBe(
+      403,
+    );
+  });
+
+  it('answers 403 to a foreign or null Origin even with the right token', async () => {
+    const d = await daemonWith();
+    expect(await refusal(liveUrl(d), { origin: 'https://evil.example' })).toBe(403);
+    expect(await refusal(liveUrl(d, { token: d.token }), { origin: 'https://evil.example' })).toBe(403);
+    expect(await refusal(liveUrl(d, { token: d.token }), { origin: 'null' })).toBe(403);
+    expect(d.daemon.bus.subscriberCount).toBe(0);
+  });
+
+  it('lets an extension page connect with the token', async () => {
+    const d = await daemonWith();
+    const connection = await openLive(d, {}, { origin: EXTENSION_ORIGIN });
+    onTestFinished(() => connection.close());
+    await connection.until((m) => m.length > 0);
+    expect(connection.messages[0]?.type).toBe('hello');
+  });
+
+  it('takes the token from ?token= or from the X-Inspector-Token header', async () => {
+    const d = await daemonWith();
+    const byQuery = await live(d);
+    const byHeader = await openLive(d, { token: undefined }, { headers: { 'X-Inspector-Token': d.token } });
+    onTestFinished(() => byHeader.close());
+    await byQuery.until((m) => m.length > 0);
+    await byHeader.until((m) => m.length > 0);
+    expect(hello(byQuery).bootId).toBe(hello(byHeader).bootId);
+    expect(d.daemon.bus.subscriberCount).toBe(2);
+    expect(d.daemon.events.subscriberCount).toBe(2);
+  });
+
+  it('answers 404 to an upgrade on another path', async () => {
+    const d = await daemonWith();
+    expect(await refusal(liveUrl(d, { token: d.token }, '/api/mcp/wsx'))).toBe(404);
+    expect(await refusal(liveUrl(d, { token: d.token }, '/api/mcp/ws/more'))).toBe(404);
+  });
+
+  it('connects without a token when auth is off', async () => {
+    const d = await daemonWith({}, { token: null });
+    const connection = await live(d, { token: undefined });
+    await connection.until((m) => m.length > 0);
+    expect(connection.messages[0]?.type).toBe('hello');
+  });
+});
+
+describe('hello and log entries', () => {
+  it('starts with hello, then streams a tool call as rpc entries with increasing seq', async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const connection = await live(d);
+    await connection.until((m) => m.length > 0);
+    expect(connection.messages[0]).toEqual({
+      type: 'hello',
+      bootId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: VERSION,
+      lastSeq: 0,
+    });
+
+    const answerSeq = await echoSeen(d, connection, 'over the wire');
+    const { call, answer } = callAndAnswer(connection.messages, 'echo') ?? {};
+    expect(call).toMatchObject({
+      serverId: 'everything',
+      direction: 'send',
+      message: { method: 'tools/call', params: { name: 'echo', arguments: { message: 'over the wire' } } },
+    });
+    expect(answer).toMatchObject({
+      serverId: 'everything',
+      direction: 'receive',
+      message: { id: call?.message.id, result: { content: [{ type: 'text', text: 'Echo: over the wire' }] } },
+    });
+    // Everything the daemon logged since hello, in order, none missing: the connect, tools/list, the call.
+    const received = entries(connection.messages).filter((e) => e.seq <= answerSeq);
+    expect(received).toEqual(d.daemon.bus.since(0).filter((e) => e.seq <= answerSeq));
+    expect(seqs(connection.messages).slice(0, received.length)).toEqual(range(1, answerSeq));
+    expect(rpcMessages(connection.messages)[0]?.message.method).toBe('initialize');
+  });
+
+  it('says in hello the last seq the daemon assigned', async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const first = await live(d);
+    const answerSeq = await echoSeen(d, first, 'before');
+    const lastSeq = d.daemon.bus.last(1)[0]?.seq;
+    expect(lastSeq).toBeGreaterThanOrEqual(answerSeq);
+    const second = await live(d);
+    await second.until((m) => m.length > 0);
+    expect(hello(second)).toMatchObject({ lastSeq, bootId: hello(first).bootId });
+  });
+});
+
+describe('replay and resume', () => {
+  it('sends the last N entries right after hello with ?replay=N', async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const first = await live(d);
+    await echoSeen(d, first, 'one');
+    await echoSeen(d, first, 'two');
+    const lastN = d.daemon.bus.last(3);
+    expect(lastN).toHaveLength(3);
+
+    const replayed = await live(d, { replay: '3' });
+    await replayed.until((m) => m.length >= 4);
+    expect(replayed.messages.slice(1, 4)).toEqual(lastN.map((entry) => ({ type: 'rpc', entry })));
+    // Then live entries continue exactly where the replay stopped.
+    const answerSeq = await echoSeen(d, replayed, 'three');
+    expect(seqs(replayed.messages).filter((s) => s <= answerSeq)).toEqual(
+      range(lastN[0]?.seq ?? 0, answerSeq),
+    );
+  });
+
+  it('resumes right after ?since= within the same boot, without duplicates or gaps', async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const first = await live(d);
+    const seenSeq = await echoSeen(d, first, 'seen');
+    const { bootId } = hello(first);
+    first.close();
+    await first.closed;
+    await vi.waitFor(() => expect(d.daemon.bus.subscriberCount).toBe(0));
+
+    // Missed while away.
+    expect((await execute(d, 'everything', 'echo', { message: 'missed' })).status).toBe(200);
+    const missedUpTo = d.daemon.bus.last(1)[0]?.seq ?? 0;
+    expect(missedUpTo).toBeGreaterThan(seenSeq);
+
+    const resumed = await live(d, { bootId, since: String(seenSeq) });
+    const answerSeq = await echoSeen(d, resumed, 'after');
+    const received = seqs(resumed.messages).filter((s) => s <= answerSeq);
+    expect(received).toEqual(range(seenSeq + 1, answerSeq));
+    expect(callAndAnswer(resumed.messages, 'echo')?.call.message.params).toMatchObject({
+      arguments: { message: 'missed' },
+    });
+  });
+
+  it('starts fresh when bootId names another daemon run', async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const other = await daemonWith();
+    const first = await live(d);
+    const otherConnection = await live(other);
+    await echoSeen(d, first, 'history');
+    await otherConnection.until((m) => m.length > 0);
+    const otherBootId = hello(otherConnection).bootId;
+    expect(otherBootId).not.toBe(hello(first).bootId);
+
+    for (const bootId of [otherBootId, randomUUID()]) {
+      const fresh = await live(d, { bootId, since: '0' });
+      await fresh.until((m) => m.length > 0);
+      const { lastSeq } = hello(fresh);
+      expect(lastSeq).toBeGreaterThan(0);
+      await echoSeen(d, fresh, `fresh ${bootId}`);
+      // Nothing from before the connection: the first entry is new traffic.
+      expect(entries(fresh.messages)[0]?.seq).toBe(lastSeq + 1);
+      fresh.close();
+    }
+  });
+});
+
+describe('server status', () => {
+  it('reports connecting then connected, and a crashed STDIO child as error with lastError', async () => {
+    const d = await daemonWith({ fixture: fixtureStdio('tools-server.ts') });
+    const connection = await live(d);
+    expect((await d.api('POST', '/api/mcp/servers/fixture/connect')).body.status).toBe('connected');
+    await connection.until((m) => ofType(m, 'server-status').some((s) => s.server.status === 'connected'));
+    const statuses = ofType(connection.messages, 'server-status');
+    expect(statuses.map((s) => [s.server.id, s.server.status])).toEqual([
+      ['fixture', 'connecting'],
+      ['fixture', 'connected'],
+    ]);
+    expect(statuses[1]?.server.serverInfo).toMatchObject({ name: 'tools-fixture' });
+
+    expect((await execute(d, 'fixture', 'crash')).status).toBe(502);
+    const failed = await connection.until((m) =>
+      ofType(m, 'server-status').find((s) => s.server.status === 'error'),
+    );
+    expect(failed.server).toMatchObject({
+      id: 'fixture',
+      lastError: expect.stringContaining('exited with code 3'),
+    });
+    expect(failed.server.lastError).toContain('crash: giving up on purpose');
+    expect((await d.api('GET', '/api/mcp/servers/fixture')).body).toMatchObject({
+      status: 'error',
+      lastError: failed.server.lastError,
+    });
+  });
+});
+
+describe('notifications', () => {
+  it("forwards server-everything's tools list_changed notifications with the server id", async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const connection = await live(d);
+    await d.api('POST', '/api/mcp/servers/everything/connect');
+    const changed = await connection.until((m) =>
+      ofType(m, 'notification').find((n) => n.method === 'notifications/tools/list_changed'),
+    );
+    expect(changed).toEqual({
+      type: 'notification',
+      serverId: 'everything',
+      method: 'notifications/tools/list_changed',
+    });
+    // Each one the server sent is forwarded once.
+    const logged = (): number =>
+      rpcMessages(connection.messages).filter(
+        (e) => e.direction === 'receive' && e.message.method === 'notifications/tools/list_changed',
+      ).length;
+    const forwarded = (messages: LiveMessage[]): number =>
+      ofType(messages, 'notification').filter((n) => n.method === 'notifications/tools/list_changed').length;
+    await settle(d, connection, 'everything');
+    expect(logged()).toBeGreaterThan(0);
+    expect(forwarded(connection.messages)).toBe(logged());
+  });
+
+  it('forwards logging messages once toggle-simulated-logging starts them', async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const connection = await live(d);
+    expect((await execute(d, 'everything', 'toggle-simulated-logging')).status).toBe(200);
+    const logged = await connection.until((m) =>
+      ofType(m, 'notification').find((n) => n.method === 'notifications/message'),
+    );
+    expect(logged).toEqual({
+      type: 'notification',
+      serverId: 'everything',
+      method: 'notifications/message',
+      params: {
+        level: expect.stringMatching(/^(debug|info|notice|warning|error|critical|alert|emergency)$/),
+        data: expect.stringMatching(/message/),
+      },
+    });
+    const raw = rpcMessages(connection.messages).find((e) => e.message.method === 'notifications/message');
+    expect(raw?.message.params).toEqual(logged.params);
+  });
+});
+
+describe('progress', () => {
+  it('streams progress of the running call under its executionId', async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const connection = await live(d);
+    const running = execute(d, 'everything', 'trigger-long-running-operation', { duration: 2, steps: 4 });
+    const first = await connection.until((m) => ofType(m, 'progress')[0]);
+    const active = await d.api('GET', '/api/mcp/tools/active');
+    expect(active.body.activeExecution).toEqual({
+      id: first.executionId,
+      serverId: 'everything',
+      toolName: 'trigger-long-running-operation',
+    });
+
+    const done = await running;
+    expect(done.status).toBe(200);
+    expect(done.body.executionId).toBe(first.executionId);
+    await settle(d, connection, 'everything');
+    expect(ofType(connection.messages, 'progress')).toEqual(
+      [1, 2, 3, 4].map((step) => ({
+        type: 'progress',
+        serverId: 'everything',
+        executionId: done.body.executionId,
+        toolName: 'trigger-long-running-operation',
+        progress: step,
+        total: 4,
+      })),
+    );
+  });
+
+  it('keeps progress that arrives in the same chunk as the result', async () => {
+    const d = await daemonWith({ batched: fixtureStdio('batched-progress-server.ts') });
+    const connection = await live(d);
+    const done = await execute(d, 'batched', 'count', { steps: 3 });
+    expect(done.body).toMatchObject({ status: 'completed', result: { content: [{ text: 'counted to 3' }] } });
+    await settle(d, connection, 'batched');
+    expect(ofType(connection.messages, 'progress').map((p) => [p.executionId, p.progress, p.total])).toEqual([
+      [done.body.executionId, 1, 3],
+      [done.body.executionId, 2, 3],
+      [done.body.executionId, 3, 3],
+    ]);
+  });
+});
+
+describe('elicitation', () => {
+  it('announces a pending elicitation with the requestId of the 202 answer', async () => {
+    const d = await daemonWith({ everything: everythingStdio() });
+    const connection = await live(d);
+    const asked = await execute(d, 'everything', 'trigger-elicitation-request');
+    expect(asked.status).toBe(202);
+    const announced = await connection.until((m) => ofType(m, 'elicitation')[0]);
+    expect(announced).toEqual({
+      type: 'elicitation',
+      serverId: 'everything',
+      toolName: 'trigger-elicitation-request',
+      elicitation: asked.body,
+    });
+    expect(announced.elicitation.requestId).toBe(asked.body.requestId);
+
+    const answered = await d.api('POST', '/api/mcp/tools/respond', {
+      requestId: announced.elicitation.requestId,
+      response: { action: 'decline' },
+    });
+    expect(answered.body).toMatchObject({ status: 'completed', executionId: asked.body.executionId });
+  });
+});
+
+describe('slow clients', () => {
+  it('closes a client that stops reading with 4008, keeps serving the others, and lets it resume', async () => {
+    // Pings would end the paused client first: keep them out of the way.
+    const d = await daemonWith(
+      { everything: everythingStdio() },
+      { sseMaxBufferedBytes: 1024, sseKeepaliveMs: 600_000 },
+    );
+    const steady = await live(d);
+    const slow = await live(d);
+    await slow.until((m) => m.length > 0);
+    const { bootId } = hello(slow);
+    slow.ws.pause();
+
+    // Far more than the socket buffers between the two can hold (each call is logged twice).
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    let lastAnswer = 0;
+    for (let i = 0; i < 8; i++) lastAnswer = await echoSeen(d, steady, `${i} ${big}`);
+
+    slow.ws.resume();
+    expect(await slow.closed).toEqual({ code: 4008, reason: 'Too slow: resume with since' });
+    await vi.waitFor(() => {
+      expect(d.daemon.bus.subscriberCount).toBe(1);
+      expect(d.daemon.events.subscriberCount).toBe(1);
+    });
+    const got = seqs(slow.messages);
+    const lastGot = got.at(-1) ?? 0;
+    expect(got).toEqual(range(1, lastGot));
+    expect(lastGot).toBeLessThan(lastAnswer);
+
+    // The steady client saw everything and is still served.
+    expect(steady.ws.readyState).toBe(steady.ws.OPEN);
+    expect(seqs(steady.messages).filter((s) => s <= lastAnswer)).toEqual(range(1, lastAnswer));
+    const afterSeq = await echoSeen(d, steady, 'still here');
+
+    // The dropped client resumes where it stopped.
+    const resumed = await live(d, { bootId, since: String(lastGot) });
+    await resumed.until((m) => seqs(m).includes(afterSeq));
+    expect(seqs(resumed.messages).filter((s) => s <= afterSeq)).toEqual(range(lastGot + 1, afterSeq));
+  });
+});
+
+describe('keepalive', () => {
+  it('pings every sseKeepaliveMs and keeps a client that answers', async () => {
+    const d = await daemonWith({}, { sseKeepaliveMs: 50 });
+    const connection = await live(d);
+    let pings = 0;
+    await new Promise<void>((resolve) => {
+      connection.ws.on('ping', () => {
+        pings += 1;
+        if (pings === 4) resolve();
+      });
+    });
+    expect(connection.ws.readyState).toBe(connection.ws.OPEN);
+    expect(d.daemon.bus.subscriberCount).toBe(1);
+  });
+
+  it('drops a client that does not answer pings', async () => {
+    const d = await daemonWith({}, { sseKeepaliveMs: 50 });
+    const silent = await openLive(d, {}, { autoPong: false });
+    onTestFinished(() => silent.close());
+    const { code } = await silent.closed;
+    expect(code).toBe(1006);
+    await vi.waitFor(() => {
+      expect(d.daemon.bus.subscriberCount).toBe(0);
+      expect(d.daemon.events.subscriberCount).toBe(0);
+    });
+  });
+});
+
+describe('daemon shutdown', () => {
+  it('closes open live connections and shuts down', async () => {
+    const d = await startDaemon();
+    const connections = [await openLive(d), await openLive(d, {}, { origin: EXTENSION_ORIGIN })];
+    for (const connection of connections) await connection.until((m) => m.length > 0);
+    await d.close();
+    for (const connection of connections) {
+      await connection.closed;
+      expect(connection.ws.readyState).toBe(connection.ws.CLOSED);
+    }
+    expect(d.daemon.bus.subscriberCount).toBe(0);
+    expect(d.daemon.events.subscriberCount).toBe(0);
+  });
+});

@@ -1,0 +1,247 @@
+import { createServer } from 'node:net';
+import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
+import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { fakeBrowser } from 'wxt/testing';
+import type { ServerRecord } from '../../shared/servers';
+import PopupApp from '../../extension/components/popup/PopupApp.vue';
+import PopupPicker from '../../extension/components/popup/PopupPicker.vue';
+import PopupResult from '../../extension/components/popup/PopupResult.vue';
+import PopupStatus from '../../extension/components/popup/PopupStatus.vue';
+import {
+  LAST_CHOICE_KEY,
+  pickServer,
+  pickTool,
+  readLastChoice,
+  readSavedRequests,
+  writeLastChoice,
+} from '../../extension/components/popup/popup-storage';
+import { extensionStore } from '../../extension/lib/extension-store';
+import { PLATFORM, type Platform } from '../../extension/lib/platform';
+import { useSavedRequestsStore } from '../../extension/stores/saved-requests';
+
+const platform: Platform = {
+  kind: 'extension',
+  store: extensionStore(),
+  defaultDaemonUrl: 'http://127.0.0.1:6274',
+  requestHostAccess: async () => true,
+  hasHostAccess: async () => true,
+};
+
+function server(id: string, status: ServerRecord['status']): ServerRecord {
+  return { id, name: `${id} server`, status, config: { transport: 'stdio', command: 'node' } };
+}
+
+async function mountPopup(): Promise<VueWrapper> {
+  const wrapper = mount(PopupApp, {
+    global: { plugins: [createPinia()], provide: { [PLATFORM as symbol]: platform } },
+    attachTo: document.body,
+  });
+  onTestFinished(() => wrapper.unmount());
+  await flushPromises();
+  return wrapper;
+}
+
+/** A local port nothing listens on: a daemon URL that refuses connections. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+beforeEach(() => {
+  fakeBrowser.reset();
+  vi.restoreAllMocks();
+  setActivePinia(createPinia());
+});
+
+describe('PopupApp without a daemon', () => {
+  it('says it is not paired and opens the options page to pair', async () => {
+    const openOptionsPage = vi.spyOn(fakeBrowser.runtime, 'openOptionsPage').mockResolvedValue();
+    const wrapper = await mountPopup();
+
+    expect(wrapper.get('[data-testid="popup-status"]').text()).toContain('Not paired with a daemon');
+    expect(wrapper.get('[data-testid="popup-pair-hint"]').text()).toContain('npx inspector-daemon');
+    expect(wrapper.find('[data-testid="popup-server"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="popup-run"]').attributes('disabled')).toBeDefined();
+
+    await wrapper.get('[data-testid="popup-options"]').trigger('click');
+    expect(openOptionsPage).toHaveBeenCalledOnce();
+  });
+
+  it('opens the full inspector in a new tab', async () => {
+    const create = vi.spyOn(fakeBrowser.tabs, 'create');
+    const wrapper = await mountPopup();
+
+    await wrapper.get('[data-testid="popup-open-panel"]').trigger('click');
+    expect(create).toHaveBeenCalledWith({ url: fakeBrowser.runtime.getURL('/devtools-panel.html') });
+    expect(create.mock.calls[0]?.[0].url).toMatch(/^chrome-extension:\/\/[^/]+\/devtools-panel\.html$/);
+  });
+
+  it('explains a paired daemon that does not answer, with Retry and the options page', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    await fakeBrowser.storage.local.set({ pairing: { url, token: 'token' } });
+    const openOptionsPage = vi.spyOn(fakeBrowser.runtime, 'openOptionsPage').mockResolvedValue();
+    const wrapper = await mountPopup();
+
+    expect(wrapper.get('[data-testid="popup-problem"]').text()).toContain(`No daemon answers at ${url}`);
+    expect(wrapper.find('[data-testid="popup-retry"]').exists()).toBe(true);
+    expect(wrapper.find('[data-testid="popup-server"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="popup-options"]').trigger('click');
+    expect(openOptionsPage).toHaveBeenCalledOnce();
+  });
+});
+
+describe('PopupStatus', () => {
+  it('names the daemon version and URL once its health answered', () => {
+    const wrapper = mount(PopupStatus, {
+      props: { loaded: true, paired: true, url: 'http://127.0.0.1:6274', version: '0.1.0', problem: null },
+    });
+    expect(wrapper.get('[data-testid="popup-status"]').text()).toBe(
+      '● daemon 0.1.0 at http://127.0.0.1:6274',
+    );
+    expect(wrapper.find('[data-testid="popup-options"]').exists()).toBe(false);
+  });
+});
+
+describe('the last choice', () => {
+  it('is kept in extension storage under popup:last and read back', async () => {
+    expect(await readLastChoice(platform.store)).toBeNull();
+    await writeLastChoice(platform.store, { serverId: 'everything', toolName: 'echo' });
+    expect((await fakeBrowser.storage.local.get(LAST_CHOICE_KEY))[LAST_CHOICE_KEY]).toEqual({
+      serverId: 'everything',
+      toolName: 'echo',
+    });
+    expect(await readLastChoice(platform.store)).toEqual({ serverId: 'everything', toolName: 'echo' });
+  });
+
+  it('ignores a stored value of the wrong shape', async () => {
+    await fakeBrowser.storage.local.set({ [LAST_CHOICE_KEY]: { serverId: 42, toolName: 'echo' } });
+    expect(await readLastChoice(platform.store)).toBeNull();
+    await fakeBrowser.storage.local.set({ [LAST_CHOICE_KEY]: { serverId: 'a', toolName: 7 } });
+    expect(await readLastChoice(platform.store)).toEqual({ serverId: 'a' });
+  });
+
+  it('restores the server and tool when the daemon still has them, else falls back', () => {
+    const servers = [server('off', 'disconnected'), server('on', 'connected'), server('last', 'error')];
+    expect(pickServer(servers, { serverId: 'last', toolName: 'echo' })).toBe('last');
+    expect(pickServer(servers, { serverId: 'removed' })).toBe('on');
+    expect(pickServer(servers, null)).toBe('on');
+    expect(pickServer([server('off', 'disconnected')], null)).toBe('off');
+    expect(pickServer([], null)).toBeNull();
+
+    const tools = [{ name: 'add' }, { name: 'echo' }];
+    expect(pickTool(tools, 'echo')).toBe('echo');
+    expect(pickTool(tools, 'gone')).toBe('add');
+    expect(pickTool(tools, undefined)).toBe('add');
+    expect(pickTool([], 'echo')).toBeNull();
+  });
+
+  it('shows the restored choice in the selects and reports a new one', async () => {
+    const servers = [server('a', 'connected'), server('b', 'disconnected')];
+    const tools = [{ name: 'add' }, { name: 'echo' }];
+    await writeLastChoice(platform.store, { serverId: 'b', toolName: 'echo' });
+    const last = await readLastChoice(platform.store);
+    const wrapper = mount(PopupPicker, {
+      props: {
+        servers,
+        serverId: pickServer(servers, last),
+        tools,
+        toolName: pickTool(tools, last?.toolName),
+        saved: [],
+        savedId: '',
+      },
+    });
+
+    const serverSelect = wrapper.get('[data-testid="popup-server"]');
+    expect((serverSelect.element as HTMLSelectElement).value).toBe('b');
+    expect(serverSelect.text()).toContain('b server (disconnected)');
+    expect((wrapper.get('[data-testid="popup-tool"]').element as HTMLSelectElement).value).toBe('echo');
+    expect(wrapper.find('[data-testid="popup-saved"]').exists()).toBe(false);
+
+    await serverSelect.setValue('a');
+    await wrapper.get('[data-testid="popup-tool"]').setValue('add');
+    expect(wrapper.emitted('server')).toEqual([['a']]);
+    expect(wrapper.emitted('tool')).toEqual([['add']]);
+  });
+});
+
+describe('saved requests in the popup', () => {
+  it('reads what the panel saved for the server, favourites first, and offers them', async () => {
+    const panel = useSavedRequestsStore();
+    await panel.load(platform.store, 'everything');
+    const first = await panel.save({ title: 'Echo hi', toolName: 'echo', parameters: { message: 'hi' } });
+    const second = await panel.save({ title: 'Add', toolName: 'add', parameters: { a: 1, b: 2 } });
+    await panel.toggleFavorite(first.id);
+
+    const saved = await readSavedRequests(platform.store, 'everything');
+    expect(saved.map((r) => r.id)).toEqual([first.id, second.id]);
+    expect(saved[1]?.parameters).toEqual({ a: 1, b: 2 });
+    expect(await readSavedRequests(platform.store, 'other')).toEqual([]);
+
+    const wrapper = mount(PopupPicker, {
+      props: {
+        servers: [server('everything', 'connected')],
+        serverId: 'everything',
+        tools: [{ name: 'add' }, { name: 'echo' }],
+        toolName: 'add',
+        saved,
+        savedId: '',
+      },
+    });
+    const select = wrapper.get('[data-testid="popup-saved"]');
+    expect(select.findAll('option').map((o) => o.text())).toEqual([
+      'Load a saved request…',
+      '★ Echo hi · echo',
+      'Add · add',
+    ]);
+    await select.setValue(second.id);
+    expect(wrapper.emitted('saved')).toEqual([[second.id]]);
+  });
+
+  it('leaves out broken entries and gives id-less ones an id', async () => {
+    await fakeBrowser.storage.local.set({
+      'savedRequests:everything': [
+        { title: 'No id', toolName: 'echo', parameters: {} },
+        { title: '', toolName: 'echo' },
+      ],
+    });
+    const saved = await readSavedRequests(platform.store, 'everything');
+    expect(saved.map((r) => [r.id, r.title])).toEqual([['#0', 'No id']]);
+  });
+});
+
+describe('PopupResult', () => {
+  it('shows text content, the isError flag and where structuredContent is validated', () => {
+    const wrapper = mount(PopupResult, {
+      props: {
+        result: {
+          isError: true,
+          content: [
+            { type: 'text', text: 'Something failed' },
+            { type: 'image', mimeType: 'image/png', data: 'AAAA' },
+          ],
+          structuredContent: { ok: false },
+        },
+        hasOutputSchema: true,
+      },
+    });
+    expect(wrapper.get('[data-testid="popup-result-error"]').text()).toContain('isError: true');
+    expect(wrapper.get('[data-testid="popup-result-text"]').text()).toBe('Something failed');
+    expect(wrapper.get('[data-testid="popup-result-other"]').text()).toBe('image (image/png)');
+    expect(wrapper.get('[data-testid="popup-result-structured"]').text()).toContain('"ok": false');
+    expect(wrapper.get('[data-testid="popup-result-note"]').text()).toContain('full inspector');
+  });
+
+  it('shows server text as text, not markup, and no note without an outputSchema', () => {
+    const wrapper = mount(PopupResult, {
+      props: { result: { content: [{ type: 'text', text: '<b>bold</b>' }] } },
+    });
+    expect(wrapper.find('[data-testid="popup-result-error"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="popup-result-text"]').text()).toBe('<b>bold</b>');
+    expect(wrapper.find('b').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="popup-result-note"]').exists()).toBe(false);
+  });
+});

@@ -1,0 +1,149 @@
+import { flushPromises, mount } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import PromptMessages from '../../extension/components/PromptMessages.vue';
+import PromptsView from '../../extension/components/PromptsView.vue';
+import { missingArguments, promptArgs, usePromptsStore, type Prompt } from '../../extension/stores/prompts';
+
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+const COMPLEX: Prompt = {
+  name: 'complex_prompt',
+  description: 'A prompt with arguments',
+  arguments: [
+    { name: 'temperature', description: 'Temperature setting', required: true },
+    { name: 'style', description: 'Output style' },
+  ],
+};
+
+describe('promptArgs', () => {
+  it('sends only the arguments that have a value', () => {
+    expect(promptArgs({ temperature: '0.7', style: '' })).toEqual({ temperature: '0.7' });
+  });
+
+  it('sends no arguments at all when every field is empty', () => {
+    expect(promptArgs({ temperature: '', style: '   ' })).toBeUndefined();
+    expect(promptArgs({})).toBeUndefined();
+  });
+
+  it('keeps values as typed, spaces included', () => {
+    expect(promptArgs({ text: '  two words ', none: undefined })).toEqual({ text: '  two words ' });
+  });
+});
+
+describe('missingArguments', () => {
+  it('names the required arguments without a value', () => {
+    expect(missingArguments(COMPLEX, {})).toEqual(['temperature']);
+    expect(missingArguments(COMPLEX, { temperature: ' ' })).toEqual(['temperature']);
+    expect(missingArguments(COMPLEX, { temperature: '1' })).toEqual([]);
+    expect(missingArguments({ name: 'simple' }, {})).toEqual([]);
+  });
+});
+
+describe('PromptMessages', () => {
+  it('shows each message with its role and content by type', () => {
+    const hostile = '<img src=x onerror="alert(1)">';
+    const wrapper = mount(PromptMessages, {
+      props: {
+        result: {
+          description: 'A complex prompt',
+          messages: [
+            { role: 'user', content: { type: 'text', text: `line one\nline two ${hostile}` } },
+            { role: 'assistant', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
+            { role: 'user', content: { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' } },
+            {
+              role: 'user',
+              content: {
+                type: 'resource',
+                resource: {
+                  uri: 'demo://resource/static/document/a.md',
+                  mimeType: 'text/markdown',
+                  text: '# A',
+                },
+              },
+            },
+            {
+              role: 'assistant',
+              content: { type: 'resource_link', uri: 'demo://b', name: 'b', description: 'The b resource' },
+            },
+          ],
+        },
+      },
+    });
+    expect(wrapper.get('[data-testid="prompt-result-description"]').text()).toBe('A complex prompt');
+    const messages = wrapper.findAll('[data-testid="prompt-message"]');
+    expect(messages.map((m) => m.get('[data-testid="prompt-role"]').text())).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'user',
+      'assistant',
+    ]);
+    expect(messages[0]!.get('pre').text()).toBe(`line one\nline two ${hostile}`);
+    expect(messages[0]!.findAll('img')).toHaveLength(0);
+    expect(messages[1]!.get('img').attributes('src')).toBe(`data:image/png;base64,${PNG}`);
+    expect(messages[2]!.get('audio').attributes('src')).toBe('data:audio/wav;base64,UklGRg==');
+    expect(messages[3]!.text()).toContain('demo://resource/static/document/a.md');
+    expect(messages[3]!.get('pre').text()).toBe('# A');
+    expect(messages[4]!.text()).toContain('demo://b');
+    expect(messages[4]!.text()).toContain('The b resource');
+  });
+});
+
+describe('PromptsView', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  /** The view unpaired: listing fails, then the list is set as a server would have sent it. */
+  async function mountView() {
+    const wrapper = mount(PromptsView, { props: { serverId: 'everything' }, attachTo: document.body });
+    onTestFinished(() => wrapper.unmount());
+    await flushPromises();
+    const store = usePromptsStore();
+    store.prompts = [{ name: 'simple_prompt', description: 'A prompt without arguments' }, COMPLEX];
+    store.select('complex_prompt');
+    await flushPromises();
+    return { wrapper, store };
+  }
+
+  it('lists the prompts with their descriptions', async () => {
+    const { wrapper } = await mountView();
+    expect(wrapper.get('[data-testid="prompt-simple_prompt"]').text()).toContain(
+      'A prompt without arguments',
+    );
+    expect(wrapper.get('[data-testid="prompt-complex_prompt"]').attributes('aria-selected')).toBe('true');
+  });
+
+  it('marks required arguments and ties labels and help to the inputs', async () => {
+    const { wrapper } = await mountView();
+    const temperature = wrapper.get('[data-testid="prompt-arg-temperature"]');
+    expect(temperature.attributes('aria-required')).toBe('true');
+    const label = wrapper.get(`label[for="${temperature.attributes('id')}"]`);
+    expect(label.text()).toContain('temperature');
+    expect(label.text()).toContain('*');
+    const help = wrapper.get(`#${CSS.escape(temperature.attributes('aria-describedby')!)}`);
+    expect(help.text()).toBe('Temperature setting');
+    expect(wrapper.get('[data-testid="prompt-arg-style"]').attributes('aria-required')).toBeUndefined();
+  });
+
+  it('keeps Get disabled with a hint while a required argument is empty', async () => {
+    const { wrapper, store } = await mountView();
+    const button = wrapper.get('[data-testid="prompt-get"]');
+    expect(button.attributes('disabled')).toBeDefined();
+    expect(wrapper.get('[data-testid="prompt-missing"]').text()).toContain('temperature');
+
+    await wrapper.get('[data-testid="prompt-arg-temperature"]').setValue('0.5');
+    expect(store.currentValues).toEqual({ temperature: '0.5' });
+    expect(button.attributes('disabled')).toBeUndefined();
+    expect(wrapper.find('[data-testid="prompt-missing"]').exists()).toBe(false);
+  });
+
+  it('gets the prompt on Ctrl+Enter and shows a failure clearly', async () => {
+    const { wrapper } = await mountView();
+    await wrapper.get('[data-testid="prompt-arg-temperature"]').setValue('0.5');
+    await wrapper.get('[data-testid="prompt-arg-style"]').trigger('keydown', { key: 'Enter', ctrlKey: true });
+    await flushPromises();
+    // Not paired with a daemon here: the call fails before any request, and says why.
+    expect(wrapper.get('[data-testid="prompt-error"]').text()).toContain('Not paired with a daemon');
+  });
+});
