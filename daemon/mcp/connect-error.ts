@@ -51,7 +51,7 @@ function httpStatusOf(error: unknown, text: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-function describeExit(exit: ExitInfo): string {
+export function describeExit(exit: ExitInfo): string {
   return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
 }
 

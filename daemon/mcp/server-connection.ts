@@ -12,7 +12,7 @@ import { maskConfig, type ServerConfig, type ServerRecord, type ServerStatus } f
 import { UpstreamError } from '../errors.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import { VERSION } from '../version.ts';
-import { explainConnectError, stderrSuffix } from './connect-error.ts';
+import { describeExit, explainConnectError, stderrSuffix } from './connect-error.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
 import { createTransport } from './transports/create-transport.ts';
 import { LoggingTransport } from './transports/logging-transport.ts';
@@ -204,7 +204,7 @@ export class ServerConnection {
       this.toolsMeta = undefined;
       const reason =
         inner instanceof StdioTransport && inner.exit
-          ? `The server process ${inner.exit.signal ? `was killed by ${inner.exit.signal}` : `exited with code ${inner.exit.code}`}; it is started again on the next call.${stderrSuffix(inner.stderrTail)}`
+          ? `The server process ${describeExit(inner.exit)}; it is started again on the next call.${stderrSuffix(inner.stderrTail)}`
           : 'The connection closed; it is opened again on the next call.';
       this.setStatus('error', redact(reason, this.secrets));
     };

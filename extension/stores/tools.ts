@@ -1,13 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type {
-  ElicitationRequired,
-  ElicitationResponse,
-  ExecutionOutcome,
-  JsonObject,
-} from '../../shared/api';
+import type { ElicitationResponse, JsonObject } from '../../shared/api';
 import { initialValue, parametersFromValue } from '../../shared/forms';
-import { DaemonError } from '../lib/daemon-client';
+import { failRun, type Run, settleRun } from '../lib/tool-run';
 import { useLiveStore } from './live';
 import { requireClient } from './servers';
 
@@ -20,21 +15,7 @@ export type Tool = {
   _meta?: JsonObject;
 };
 
-export interface Run {
-  toolName: string;
-  serverId: string;
-  startedAt: number;
-  finishedAt?: number;
-  state: 'running' | 'elicitation' | 'completed' | 'cancelled' | 'failed';
-  executionId?: string;
-  elicitation?: ElicitationRequired;
-  result?: JsonObject;
-  error?: string;
-  /** The latest progress notification of this call, from the live channel. */
-  progress?: { progress: number; total?: number; message?: string };
-  /** Set on a 409: the call that holds the daemon's lock. */
-  blockedBy?: { id: string; serverId: string; toolName: string };
-}
+export type { Run };
 
 /** The selected server's tools, the form values per tool, and the current run with its elicitations. */
 export const useToolsStore = defineStore('tools', () => {
@@ -113,37 +94,6 @@ export const useToolsStore = defineStore('tools', () => {
     else values.value[name] ??= initialValue(tool?.inputSchema);
   }
 
-  function settle(target: Run, outcome: ExecutionOutcome): void {
-    target.executionId = outcome.executionId;
-    target.elicitation = outcome.status === 'elicitation_required' ? outcome : undefined;
-    if (outcome.status === 'elicitation_required') {
-      target.state = 'elicitation';
-      return;
-    }
-    target.finishedAt = Date.now();
-    if (outcome.status === 'completed') {
-      target.state = 'completed';
-      target.result = outcome.result;
-    } else {
-      target.state = 'cancelled';
-    }
-  }
-
-  function fail(target: Run, error: unknown): void {
-    target.state = 'failed';
-    target.finishedAt = Date.now();
-    target.elicitation = undefined;
-    if (error instanceof DaemonError && error.status === 409 && error.body.activeExecution) {
-      target.blockedBy = error.body.activeExecution;
-      const { toolName, serverId: busyServer } = error.body.activeExecution;
-      target.error = `Another tool call is running: "${toolName}" on ${busyServer}. The daemon runs one call at a time; wait for it or cancel it.`;
-    } else if (error instanceof DaemonError && error.status === 504) {
-      target.error = `Timed out: ${error.message}`;
-    } else {
-      target.error = (error as Error).message;
-    }
-  }
-
   async function execute(): Promise<void> {
     const tool = selected.value;
     if (!tool || !serverId.value || running.value) return;
@@ -156,7 +106,7 @@ export const useToolsStore = defineStore('tools', () => {
     // The reactive proxy, so updates after the await reach the view.
     const target = runs.value[tool.name]!;
     try {
-      settle(
+      settleRun(
         target,
         await requireClient().execute({
           serverId: serverId.value,
@@ -165,7 +115,7 @@ export const useToolsStore = defineStore('tools', () => {
         }),
       );
     } catch (error) {
-      fail(target, error);
+      failRun(target, error);
     }
   }
 
@@ -176,9 +126,9 @@ export const useToolsStore = defineStore('tools', () => {
     target.state = 'running';
     target.elicitation = undefined;
     try {
-      settle(target, await requireClient().respond(elicitation.requestId, response));
+      settleRun(target, await requireClient().respond(elicitation.requestId, response));
     } catch (error) {
-      fail(target, error);
+      failRun(target, error);
     }
   }
 
@@ -196,7 +146,7 @@ export const useToolsStore = defineStore('tools', () => {
       await client.cancel(id);
       if (shown?.blockedBy && selectedName.value) delete runs.value[selectedName.value];
     } catch (error) {
-      if (shown) fail(shown, error);
+      if (shown) failRun(shown, error);
     }
   }
 
