@@ -19,11 +19,13 @@ import { resourcesRouter } from './routes/resources.ts';
 import { rpcLogsRouter } from './routes/rpc-logs.ts';
 import { serversRouter } from './routes/servers.ts';
 import { toolsRouter } from './routes/tools.ts';
+import { widgetsRouter } from './routes/widgets.ts';
 import { hostCheckMiddleware, isLoopbackHost } from './security/host-check-middleware.ts';
 import { originMiddleware } from './security/origin-middleware.ts';
 import { tokenMiddleware } from './security/token-middleware.ts';
 import { loadOrCreateToken } from './security/token-store.ts';
 import { parseMcpServers } from './servers/registry-file.ts';
+import { WidgetStore } from './widgets/widget-store.ts';
 
 export interface Daemon {
   app: Express;
@@ -34,6 +36,7 @@ export interface Daemon {
   executions: ExecutionManager;
   bus: LogBus;
   events: LiveEvents;
+  widgets: WidgetStore;
   /** Starts listening; resolves with the URL (the real port when `port` was 0). */
   listen(): Promise<string>;
   /** Closes every MCP connection and child process, then the HTTP server. */
@@ -81,6 +84,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     await manager.put(servers);
   }
 
+  const widgets = new WidgetStore({ ttlMs: options.widgetTtlMs });
+
   const app = express();
   app.disable('x-powered-by');
   // API answers are never revalidated: hashing every body for an ETag is wasted work.
@@ -111,6 +116,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   api.use(express.json({ limit: options.bodyLimitBytes }));
   api.use('/servers', serversRouter(manager, executions));
   api.use('/tools', toolsRouter(manager, executions));
+  // At the API root: the widget routes span both families, /resources/widget… and /openai/widget….
+  api.use(
+    widgetsRouter(manager, widgets, {
+      // The longest the daemon itself waits for one call: the tool time-out plus one unanswered elicitation.
+      callToolTimeoutMs: options.toolTimeoutMs + options.elicitationTimeoutMs,
+    }),
+  );
   api.use('/resources', resourcesRouter(manager));
   api.use('/prompts', promptsRouter(manager));
   api.use(
@@ -138,6 +150,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     executions,
     bus,
     events,
+    widgets,
     async listen() {
       server = app.listen(options.port, options.host);
       await once(server, 'listening');
@@ -156,6 +169,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     async close() {
       live?.close();
+      widgets.close();
       await manager.closeAll();
       if (!server) return;
       const closed = new Promise<void>((resolve) => server?.close(() => resolve()));

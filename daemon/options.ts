@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DaemonMode } from '../shared/health.ts';
+import { WIDGET_TTL_MS } from '../shared/widgets.ts';
 
 export interface DaemonOptions {
   port: number;
@@ -23,6 +24,8 @@ export interface DaemonOptions {
   bodyLimitBytes: number;
   /** Requests per client per minute; 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** How long a stored widget record lives (SPEC part 8: 1 hour). */
+  widgetTtlMs: number;
   /** The built web app, served in production mode when it exists. */
   staticDir: string;
   /** Debug lines (DEBUG_MCP_SELECTION); silent when absent. */
@@ -50,6 +53,7 @@ export function defaultOptions(overrides: Partial<DaemonOptions> = {}): DaemonOp
     sseMaxBufferedBytes: 1024 * 1024,
     bodyLimitBytes: 4 * 1024 * 1024,
     rateLimitPerMinute: 20_000,
+    widgetTtlMs: WIDGET_TTL_MS,
     staticDir: join(import.meta.dirname, '..', 'dist', 'client'),
     log: (line) => console.log(line),
     ...overrides,

@@ -3,6 +3,7 @@
  * Plain data only: no imports, so both runtimes can load this file.
  */
 import { SERVER_ID_PATTERN } from './servers.ts';
+import { DISPLAY_MODES, WIDGET_TOOL_ID_PATTERN } from './widgets.ts';
 
 const serverId = { type: 'string', pattern: SERVER_ID_PATTERN } as const;
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
@@ -122,4 +123,29 @@ export const toolCallRequestSchema = {
 export const promptArgsRequestSchema = {
   type: 'object',
   properties: { args: promptGetRequestSchema.properties.args },
+} as const;
+
+export const widgetStoreRequestSchema = {
+  type: 'object',
+  required: ['serverId', 'uri', 'toolInput', 'toolOutput', 'toolId'],
+  properties: {
+    serverId,
+    uri: { type: 'string', pattern: '^ui://.+' },
+    toolInput: { type: 'object' },
+    // Any JSON value: structuredContent, or null when the result has none.
+    toolOutput: {},
+    toolId: { type: 'string', pattern: WIDGET_TOOL_ID_PATTERN },
+    toolResponseMetadata: { type: 'object' },
+    globals: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        theme: { enum: ['light', 'dark'] },
+        locale: { type: 'string', minLength: 1, maxLength: 35 },
+        displayMode: { enum: DISPLAY_MODES },
+        maxHeight: { type: ['number', 'null'], minimum: 0 },
+        widgetState: {},
+      },
+    },
+  },
 } as const;

@@ -1,0 +1,537 @@
+import { runInContext, createContext } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { BRIDGE_ATTRIBUTE, bridgeScript } from '../../daemon/widgets/bridge-script.ts';
+import { injectIntoHead } from '../../daemon/widgets/widget-page.ts';
+import { WidgetStore } from '../../daemon/widgets/widget-store.ts';
+import { DEFAULT_WIDGET_GLOBALS, type WidgetPageData, type WidgetRecord } from '../../shared/widgets.ts';
+import { fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+
+const HOUR = 60 * 60_000;
+const COUNTER_URI = 'ui://widget/counter.html';
+const HOSTILE = '</script><script>window.pwned = true</script><!-- \u2028 & >';
+const ROUTE_FAMILIES = [
+  { store: '/api/mcp/resources/widget/store', page: '/api/mcp/resources/widget/' },
+  { store: '/api/mcp/openai/widget/store', page: '/api/mcp/openai/widget-content/' },
+];
+
+const count = (text: string, part: string): number => text.split(part).length - 1;
+const bridgeOf = (html: string): string => {
+  const match = new RegExp(`<script ${BRIDGE_ATTRIBUTE}>([\\s\\S]*?)</script>`).exec(html);
+  if (!match?.[1]) throw new Error('no bridge in the page');
+  return match[1];
+};
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('widget store', () => {
+  const record = (toolId: string): Omit<WidgetRecord, 'timestamp'> => ({
+    serverId: 's',
+    uri: COUNTER_URI,
+    toolInput: {},
+    toolOutput: null,
+    toolId,
+  });
+  const fakeClock = (): void => {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'], now: 1_000_000 });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+  };
+
+  it('keeps a record until its TTL and misses it from then on, before any sweep', () => {
+    fakeClock();
+    const store = new WidgetStore({ ttlMs: HOUR, sweepIntervalMs: 10 * HOUR });
+    onTestFinished(() => store.close());
+    const { expiresAt } = store.put(record('a'));
+    expect(expiresAt.getTime()).toBe(1_000_000 + HOUR);
+    vi.setSystemTime(1_000_000 + HOUR - 1);
+    expect(store.get('a')?.toolId).toBe('a');
+    vi.setSystemTime(1_000_000 + HOUR);
+    expect(store.get('a')).toBeUndefined();
+  });
+
+  it('sweeps expired records on its interval', () => {
+    fakeClock();
+    const store = new WidgetStore({ ttlMs: 1000, sweepIntervalMs: 500 });
+    onTestFinished(() => store.close());
+    store.put(record('old'));
+    vi.advanceTimersByTime(600);
+    store.put(record('young'));
+    expect(store.size).toBe(2);
+    vi.advanceTimersByTime(500);
+    expect(store.size).toBe(1);
+    expect(store.get('young')).toBeDefined();
+  });
+
+  it('restarts the TTL of a record stored again under the same toolId', () => {
+    fakeClock();
+    const store = new WidgetStore({ ttlMs: 1000 });
+    onTestFinished(() => store.close());
+    store.put(record('a'));
+    vi.advanceTimersByTime(900);
+    store.put({ ...record('a'), toolOutput: 2 });
+    vi.advanceTimersByTime(900);
+    expect(store.get('a')?.toolOutput).toBe(2);
+  });
+
+  it('drops the oldest records past maxRecords', () => {
+    const store = new WidgetStore({ ttlMs: HOUR, maxRecords: 2 });
+    onTestFinished(() => store.close());
+    for (const id of ['a', 'b', 'c']) store.put(record(id));
+    expect(store.get('a')).toBeUndefined();
+    expect([store.get('b')?.toolId, store.get('c')?.toolId]).toEqual(['b', 'c']);
+  });
+
+  it('stops its sweep timer when closed', () => {
+    fakeClock();
+    const store = new WidgetStore({ ttlMs: HOUR });
+    expect(vi.getTimerCount()).toBe(1);
+    store.close();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('widget routes', () => {
+  let d: TestDaemon;
+  let next = 0;
+  const store = (body: Record<string, unknown> = {}, path = ROUTE_FAMILIES[1]!.store) =>
+    d.api('POST', path, {
+      serverId: 'widgets',
+      uri: COUNTER_URI,
+      toolInput: { start: 41 },
+      toolOutput: { count: 42 },
+      toolId: `call-${++next}`,
+      ...body,
+    });
+  const page = (path: string, headers?: Record<string, string>) => d.api('GET', path, undefined, headers);
+
+  beforeAll(async () => {
+    d = await startDaemon();
+    await d.api('PUT', '/api/mcp/servers/widgets', { config: fixtureStdio('widget-server.ts') });
+  });
+  afterAll(() => d?.close());
+
+  it('lists the tool whose outputTemplate names the widget', async () => {
+    const listed = await d.api('POST', '/api/mcp/tools/list', { serverId: 'widgets' });
+    expect(listed.body.toolsMetadata.counter).toEqual({ 'openai/outputTemplate': COUNTER_URI });
+  });
+
+  it('stores a record for one hour and answers when it expires', async () => {
+    const before = Date.now();
+    const stored = await store({ toolId: 'stored-1' });
+    const after = Date.now();
+    expect(stored.status).toBe(200);
+    expect(stored.body).toEqual({ success: true, toolId: 'stored-1', expiresAt: expect.any(String) });
+    const expiresAt = Date.parse(stored.body.expiresAt);
+    expect(expiresAt).toBeGreaterThanOrEqual(before + HOUR);
+    expect(expiresAt).toBeLessThanOrEqual(after + HOUR);
+  });
+
+  it('serves the resource HTML with the bridge injected once, first in <head>, and the stored data', async () => {
+    const { body } = await store({ toolId: 'page-1' });
+    const served = await page(`/api/mcp/openai/widget-content/${body.toolId}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html: string = served.body;
+    expect(count(html, BRIDGE_ATTRIBUTE)).toBe(1);
+    expect(html).toMatch(
+      new RegExp(
+        `^<!doctype html>\\s*<html lang="en">\\s*<head><meta http-equiv="Content-Security-Policy"[^>]*><script ${BRIDGE_ATTRIBUTE}>`,
+      ),
+    );
+    expect(html).toContain('<title>Counter</title>');
+    expect(html).toContain("openai.callTool('counter'");
+    const bridge = bridgeOf(html);
+    expect(bridge).toContain('"toolInput":{"start":41}');
+    expect(bridge).toContain('"toolOutput":{"count":42}');
+  });
+
+  it('sends a CSP that allows no connection to loopback, with nosniff, no-referrer and no-store', async () => {
+    const { body } = await store();
+    const served = await page(`/api/mcp/openai/widget-content/${body.toolId}`);
+    const csp = served.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toMatch(/(^|; )connect-src https:(;|$)/);
+    expect(csp).toContain('sandbox allow-scripts');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(served.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(served.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('puts neither the token nor the daemon address in the page', async () => {
+    const { body } = await store();
+    for (const path of [
+      `/api/mcp/openai/widget-content/${body.toolId}`,
+      `/api/mcp/resources/widget/${body.toolId}`,
+      `/api/mcp/openai/widget/${body.toolId}`,
+    ]) {
+      const served = await page(path);
+      expect(served.status).toBe(200);
+      expect(served.body).not.toContain(d.token);
+      expect(served.body).not.toContain(d.url);
+      expect(served.body).not.toContain('/api/mcp');
+    }
+  });
+
+  it('keeps </script> in toolOutput escaped, and the bridge hands back the exact value', async () => {
+    const { body } = await store({ toolInput: { note: HOSTILE }, toolOutput: { text: HOSTILE } });
+    const html: string = (await page(`/api/mcp/openai/widget-content/${body.toolId}`)).body;
+    // The widget's own script and the bridge: nothing in the data ends or opens an element.
+    expect(count(html, '</script>')).toBe(2);
+    expect(count(html, '<script')).toBe(2);
+    expect(html).not.toContain('<!-- ');
+    const { window } = runBridge(bridgeOf(html));
+    expect(window.openai.toolOutput).toEqual({ text: HOSTILE });
+    expect(window.openai.toolInput).toEqual({ note: HOSTILE });
+    expect(window.pwned).toBeUndefined();
+  });
+
+  it('serves one store through both route families', async () => {
+    for (const from of ROUTE_FAMILIES) {
+      const { body } = await store({ toolOutput: { via: from.store } }, from.store);
+      for (const to of ROUTE_FAMILIES) {
+        const served = await page(`${to.page}${body.toolId}`);
+        expect(served.status).toBe(200);
+        expect(bridgeOf(served.body)).toContain(JSON.stringify({ via: from.store }));
+      }
+    }
+  });
+
+  it('answers 404 for an unknown toolId on every widget page', async () => {
+    for (const path of [
+      '/api/mcp/openai/widget-content/',
+      '/api/mcp/resources/widget/',
+      '/api/mcp/openai/widget/',
+    ]) {
+      const served = await page(`${path}nobody-stored-this`);
+      expect(served.status).toBe(404);
+      expect(served.body).toEqual({ error: 'Unknown or expired widget "nobody-stored-this"' });
+    }
+  });
+
+  it('answers 404 once the hour has passed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const storedAt = Date.now();
+    const { body } = await store();
+    expect(body.expiresAt).toBe(new Date(storedAt + HOUR).toISOString());
+    vi.setSystemTime(storedAt + HOUR - 1);
+    expect((await page(`/api/mcp/resources/widget/${body.toolId}`)).status).toBe(200);
+    vi.setSystemTime(storedAt + HOUR);
+    expect((await page(`/api/mcp/resources/widget/${body.toolId}`)).status).toBe(404);
+    expect((await page(`/api/mcp/openai/widget-content/${body.toolId}`)).status).toBe(404);
+  });
+
+  it('answers 401 on every widget route without the token', async () => {
+    const { body } = await store();
+    const noToken = { 'X-Inspector-Token': '' };
+    for (const family of ROUTE_FAMILIES) {
+      const stored = await d.api('POST', family.store, { toolId: 'x' }, noToken);
+      expect(stored.status).toBe(401);
+    }
+    for (const path of [
+      '/api/mcp/openai/widget-content/',
+      '/api/mcp/resources/widget/',
+      '/api/mcp/openai/widget/',
+    ]) {
+      const served = await page(`${path}${body.toolId}`, noToken);
+      expect(served).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+    }
+  });
+
+  it('refuses the token in the address of a widget page, where widget code could read it', async () => {
+    const { body } = await store();
+    const inQuery = await fetch(`${d.url}/api/mcp/openai/widget-content/${body.toolId}?token=${d.token}`);
+    expect(inQuery.status).toBe(400);
+    expect((await inQuery.json()).error).toMatch(/^token: /);
+  });
+
+  it('answers 400 with every problem of a bad store body', async () => {
+    const bad = await d.api('POST', '/api/mcp/openai/widget/store', {
+      serverId: 'widgets',
+      uri: 'https://example.com/widget.html',
+      toolInput: 'text',
+      toolId: 'has spaces/and slashes',
+    });
+    expect(bad.status).toBe(400);
+    for (const field of ['uri', 'toolInput', 'toolOutput', 'toolId'])
+      expect(bad.body.error).toContain(`${field}: `);
+    const tooLong = await store({ toolId: 'x'.repeat(129) });
+    expect(tooLong.status).toBe(400);
+  });
+
+  it('answers 404 when storing for an unknown serverId', async () => {
+    const stored = await store({ serverId: 'nobody' });
+    expect(stored).toMatchObject({ status: 404, body: { error: 'Unknown server "nobody"' } });
+  });
+
+  it('answers 502 when the server has no such resource, or no HTML in it', async () => {
+    for (const uri of ['ui://widget/missing.html', 'ui://widget/notes.txt']) {
+      const { body } = await store({ uri });
+      const served = await page(`/api/mcp/openai/widget-content/${body.toolId}`);
+      expect(served.status).toBe(502);
+      expect(served.body.mcpError).toBeDefined();
+    }
+  });
+
+  it('decodes a blob resource and injects the bridge into a page without <head>', async () => {
+    const { body } = await store({ uri: 'ui://widget/bare.html' });
+    const served = await page(`/api/mcp/openai/widget-content/${body.toolId}`);
+    expect(served.status).toBe(200);
+    expect(served.body).toMatch(
+      new RegExp(`^<meta [^>]+><script ${BRIDGE_ATTRIBUTE}>[\\s\\S]*</script><div id="bare">`),
+    );
+  });
+
+  it('embeds the widget in the container page through srcdoc of a sandboxed frame', async () => {
+    const { body } = await store({ toolOutput: { text: HOSTILE } });
+    const served = await page(`/api/mcp/openai/widget/${body.toolId}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-security-policy')).toContain('sandbox allow-scripts');
+    const html: string = served.body;
+    const frames = [...html.matchAll(/<iframe ([^>]*)>/g)].map((m) => m[1] ?? '');
+    expect(frames).toHaveLength(1);
+    expect(frames[0]).toMatch(/^sandbox="allow-scripts" referrerpolicy="no-referrer" /);
+    expect(frames[0]).not.toContain('allow-same-origin');
+    expect(frames[0]).not.toMatch(/\ssrc=/);
+    // The whole widget page sits in the attribute, so the container itself has no script at all.
+    expect(count(html, '<script')).toBe(0);
+    const srcdoc = /srcdoc="([^"]*)"/.exec(frames[0]!)?.[1] ?? '';
+    expect(srcdoc).toContain(`&lt;script ${BRIDGE_ATTRIBUTE}&gt;`);
+  });
+
+  it('uses the configured widgetTtlMs', async () => {
+    const short = await startDaemon({ widgetTtlMs: 5000 });
+    onTestFinished(() => short.close());
+    await short.api('PUT', '/api/mcp/servers/widgets', { config: fixtureStdio('widget-server.ts') });
+    const before = Date.now();
+    const { body } = await short.api('POST', '/api/mcp/openai/widget/store', {
+      serverId: 'widgets',
+      uri: COUNTER_URI,
+      toolInput: {},
+      toolOutput: null,
+      toolId: 'short',
+    });
+    expect(Date.parse(body.expiresAt) - before).toBeLessThan(HOUR);
+    expect(Date.parse(body.expiresAt)).toBeGreaterThanOrEqual(before + 5000);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+
+interface Posted {
+  message: any;
+  targetOrigin: string;
+}
+
+/** Runs the bridge in a fresh VM context whose `window` is a fake frame with a fake parent. */
+function runBridge(source: string, options: { localStorage?: unknown } = {}) {
+  const posted: Posted[] = [];
+  const parent = {
+    postMessage: (message: unknown, targetOrigin: string) => posted.push({ message, targetOrigin }),
+  };
+  const listeners: Array<(event: unknown) => void> = [];
+  const events: CustomEvent[] = [];
+  const refuse = () => {
+    throw new Error('SecurityError: opaque origin');
+  };
+  const window: any = createContext({
+    parent,
+    CustomEvent,
+    setTimeout,
+    clearTimeout,
+    localStorage: options.localStorage ?? { getItem: refuse, setItem: refuse },
+    addEventListener: (type: string, listener: (event: unknown) => void) => {
+      if (type === 'message') listeners.push(listener);
+    },
+    dispatchEvent: (event: CustomEvent) => events.push(event),
+  });
+  window.window = window;
+  runInContext(source, window);
+  const deliver = (data: unknown, source: unknown = parent) => {
+    for (const listener of listeners) listener({ source, data });
+  };
+  return { window, posted, events, deliver };
+}
+
+const pageData = (overrides: Partial<WidgetPageData> = {}): WidgetPageData => ({
+  toolId: 'vm-1',
+  callToolTimeoutMs: 60_000,
+  globals: { ...DEFAULT_WIDGET_GLOBALS, toolInput: { start: 1 }, toolOutput: { count: 2 } },
+  ...overrides,
+});
+const inVm = (overrides?: Partial<WidgetPageData>, options?: { localStorage?: unknown }) =>
+  runBridge(bridgeOf(bridgeScript(pageData(overrides))), options);
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('widget bridge', () => {
+  it('defines window.openai and window.webplus as one object with every member and global', () => {
+    const { window } = inVm();
+    expect(window.webplus).toBe(window.openai);
+    for (const member of ['callTool', 'sendFollowupTurn', 'setWidgetState', 'requestDisplayMode']) {
+      expect(typeof window.openai[member]).toBe('function');
+    }
+    expect(window.openai).toMatchObject({
+      toolInput: { start: 1 },
+      toolOutput: { count: 2 },
+      displayMode: 'inline',
+      theme: 'light',
+      locale: 'en-US',
+      maxHeight: null,
+      widgetState: null,
+    });
+  });
+
+  it('posts callTool to the parent and resolves with the result of the same requestId', async () => {
+    const { window, posted, deliver } = inVm();
+    const call = window.openai.callTool('counter', { start: 2 });
+    expect(posted).toHaveLength(1);
+    const [{ message, targetOrigin }] = posted as [Posted];
+    expect(targetOrigin).toBe('*');
+    expect(message).toEqual({
+      type: 'openai:callTool',
+      requestId: expect.any(String),
+      toolName: 'counter',
+      params: { start: 2 },
+    });
+    deliver({ type: 'openai:callTool:result', requestId: 'another', result: 'wrong' });
+    deliver({
+      type: 'openai:callTool:result',
+      requestId: message.requestId,
+      result: { structuredContent: { count: 3 } },
+    });
+    await expect(call).resolves.toEqual({ structuredContent: { count: 3 } });
+  });
+
+  it('rejects callTool when the host answers with an error', async () => {
+    const { window, posted, deliver } = inVm();
+    const call = window.openai.callTool('counter', {});
+    deliver({
+      type: 'openai:callTool:result',
+      requestId: posted[0]!.message.requestId,
+      error: 'Tool failed',
+    });
+    await expect(call).rejects.toThrow('Tool failed');
+  });
+
+  it('rejects callTool when the host never answers', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { window } = inVm({ callToolTimeoutMs: 5000 });
+    const call = window.openai.callTool('counter', {});
+    const outcome = expect(call).rejects.toThrow('no answer from the host within 5000 ms');
+    vi.advanceTimersByTime(5000);
+    await outcome;
+  });
+
+  it('ignores messages from any window but the parent, and of unknown types', async () => {
+    const { window, posted, deliver } = inVm();
+    let answered = false;
+    const call = window.openai.callTool('counter', {}).then((result: unknown) => {
+      answered = true;
+      return result;
+    });
+    const { requestId } = posted[0]!.message;
+    const stranger = { postMessage: () => {} };
+    deliver({ type: 'openai:callTool:result', requestId, result: 'forged' }, stranger);
+    deliver({ type: 'openai:set_globals', globals: { theme: 'dark' } }, stranger);
+    deliver({ type: 'openai:setWidgetState', state: 'forged' });
+    deliver('openai:set_globals');
+    await settled();
+    expect(answered).toBe(false);
+    expect(window.openai.theme).toBe('light');
+    expect(window.openai.widgetState).toBeNull();
+    deliver({ type: 'openai:callTool:result', requestId, result: 'real' });
+    await expect(call).resolves.toBe('real');
+  });
+
+  it('updates the globals on openai:set_globals and dispatches the event', () => {
+    const { window, events, deliver } = inVm();
+    deliver({
+      type: 'openai:set_globals',
+      globals: { theme: 'dark', maxHeight: 480, callTool: 'not a global' },
+    });
+    expect(window.openai).toMatchObject({ theme: 'dark', maxHeight: 480 });
+    expect(typeof window.openai.callTool).toBe('function');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.type).toBe('openai:set_globals');
+    expect(events[0]!.detail).toEqual({ globals: { theme: 'dark', maxHeight: 480 } });
+  });
+
+  it('posts sendFollowupTurn to the parent', async () => {
+    const { window, posted } = inVm();
+    await window.openai.sendFollowupTurn('Tell me more');
+    await window.openai.sendFollowUpMessage({ prompt: 'And more' });
+    expect(posted.map((p) => p.message)).toEqual([
+      { type: 'openai:sendFollowupTurn', message: 'Tell me more' },
+      { type: 'openai:sendFollowupTurn', message: 'And more' },
+    ]);
+    await expect(window.openai.sendFollowupTurn({})).rejects.toThrow('message must be a string');
+  });
+
+  it('sets widgetState, posts it for the host to keep, and survives a localStorage that throws', async () => {
+    const { window, posted, events } = inVm();
+    await window.openai.setWidgetState({ clicks: 1 });
+    expect(window.openai.widgetState).toEqual({ clicks: 1 });
+    expect(posted.map((p) => p.message)).toEqual([{ type: 'openai:setWidgetState', state: { clicks: 1 } }]);
+    expect(events.map((e) => e.detail)).toEqual([{ globals: { widgetState: { clicks: 1 } } }]);
+  });
+
+  it('saves widgetState in localStorage where there is one, and starts from the host value', async () => {
+    const saved = new Map<string, string>();
+    const localStorage = {
+      getItem: (k: string) => saved.get(k) ?? null,
+      setItem: (k: string, v: string) => saved.set(k, v),
+    };
+    const first = inVm({}, { localStorage });
+    await first.window.openai.setWidgetState({ clicks: 2 });
+    expect(saved.get('openai-widget-state:vm-1')).toBe('{"clicks":2}');
+    expect(inVm({}, { localStorage }).window.openai.widgetState).toEqual({ clicks: 2 });
+    const fromHost = inVm(
+      { globals: { ...pageData().globals, widgetState: { clicks: 9 } } },
+      { localStorage },
+    );
+    expect(fromHost.window.openai.widgetState).toEqual({ clicks: 9 });
+  });
+
+  it('sets displayMode on requestDisplayMode, inline by default, and refuses unknown modes', async () => {
+    const { window, posted } = inVm();
+    await expect(window.openai.requestDisplayMode({ mode: 'modal' })).resolves.toEqual({ mode: 'modal' });
+    expect(window.openai.displayMode).toBe('modal');
+    await window.openai.requestDisplayMode({ mode: 'sidebar' });
+    await window.openai.requestDisplayMode();
+    expect(window.openai.displayMode).toBe('inline');
+    await expect(window.openai.requestDisplayMode({ mode: 'everywhere' })).rejects.toThrow(
+      'mode must be one of',
+    );
+    expect(posted.map((p) => p.message.mode)).toEqual(['modal', 'sidebar', 'inline']);
+  });
+
+  it('carries neither a token nor an address', () => {
+    const script = bridgeScript(pageData());
+    expect(script).not.toMatch(/token|https?:\/\//i);
+  });
+});
+
+describe('injecting into a widget page', () => {
+  it('goes first into <head>, not into <header>', () => {
+    expect(
+      injectIntoHead('<html><head data-x="1"><title>t</title></head><body><header>h</header>', 'S'),
+    ).toBe('<html><head data-x="1">S<title>t</title></head><body><header>h</header>');
+    expect(injectIntoHead('<html><body><header>h</header></body></html>', 'S')).toBe(
+      '<html>S<body><header>h</header></body></html>',
+    );
+  });
+
+  it('goes after the doctype when there is neither <head> nor <html>, else first', () => {
+    expect(injectIntoHead('<!DOCTYPE html><p>x</p>', 'S')).toBe('<!DOCTYPE html>S<p>x</p>');
+    expect(injectIntoHead('<p>x</p>', 'S')).toBe('S<p>x</p>');
+  });
+});
