@@ -8,6 +8,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolsListResponse } from '../../shared/api.ts';
+import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
 import { maskConfig, type ServerConfig, type ServerRecord, type ServerStatus } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import type { LogBus } from '../logs/log-bus.ts';
@@ -159,7 +160,11 @@ export class ServerConnection {
   private async connect(): Promise<Client> {
     this.setStatus('connecting');
     const client = new Client(CLIENT_INFO, {
-      capabilities: { elicitation: { form: { applyDefaults: true }, url: {} } },
+      capabilities: {
+        elicitation: { form: { applyDefaults: true }, url: {} },
+        // MCP Apps: servers may offer their UI tools only to clients that declare the extension.
+        extensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_CAPABILITY },
+      },
     });
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
       this.deps.onElicitation(this.id, request.params as JsonObject, extra.signal),

@@ -1,3 +1,4 @@
+import { type McpAppCsp, mcpAppCspDirectives } from '../../shared/mcp-apps.ts';
 import { WIDGET_CSP_DIRECTIVES } from '../../shared/widgets.ts';
 
 /** The widget policy as a `<meta>` carries it: without the directives a meta element ignores. */
@@ -44,6 +45,24 @@ export function injectIntoHead(html: string, snippet: string): string {
 export function widgetPage(html: string, bridge: string): string {
   const meta = `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(WIDGET_META_CSP)}">`;
   return injectIntoHead(html, meta + bridge);
+}
+
+/**
+ * An MCP App page: the app speaks the MCP Apps protocol itself, so no bridge goes in, only the policy
+ * built from the domains the resource declares (`_meta.ui.csp`), as a `<meta>` first in `<head>`.
+ */
+export function mcpAppPage(html: string, csp: McpAppCsp | undefined): string {
+  const policy = mcpAppCspDirectives(csp).join('; ');
+  return injectIntoHead(
+    html,
+    `<meta http-equiv="Content-Security-Policy" content="${escapeAttribute(policy)}">`,
+  );
+}
+
+/** The headers of an MCP App page: those of every widget page, with the app's own policy. */
+export function mcpAppHtmlHeaders(csp: McpAppCsp | undefined): Record<string, string> {
+  const policy = [...mcpAppCspDirectives(csp), 'sandbox allow-scripts', "frame-ancestors 'none'"].join('; ');
+  return { ...WIDGET_HTML_HEADERS, 'Content-Security-Policy': policy };
 }
 
 export function escapeAttribute(value: string): string {
