@@ -62,12 +62,14 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
     };
     const lastSeq = options.bus.last(1)[0]?.seq ?? 0;
     ws.send(JSON.stringify({ type: 'hello', bootId, version: VERSION, lastSeq } satisfies LiveMessage));
-    // Resume only within the same daemon run: after a restart the sequence numbers start again.
+    // Resume only within the same daemon run: after a restart the sequence numbers start again, and
+    // everything this run has logged is new to a client that saw another run, so it gets all we kept.
     const since = Number(query.get('since'));
     const replay = Number(query.get('replay'));
+    const knownBoot = query.get('bootId');
     const backlog =
-      query.get('bootId') === bootId && Number.isInteger(since) && since >= 0
-        ? options.bus.since(since)
+      knownBoot !== null
+        ? options.bus.since(knownBoot === bootId && Number.isInteger(since) && since >= 0 ? since : 0)
         : Number.isInteger(replay) && replay > 0
           ? options.bus.last(replay)
           : [];

@@ -7,6 +7,7 @@ import type {
 import type { ErrorBody } from '../../shared/errors';
 import type { HealthResponse } from '../../shared/health';
 import type { PutServerRequest, ServerRecord } from '../../shared/servers';
+import type { WidgetStoreRequest, WidgetStoreResponse } from '../../shared/widgets';
 
 /** A failed daemon call, with the SPEC part 7 body. `status` 0 means the daemon could not be reached. */
 export class DaemonError extends Error {
@@ -31,6 +32,16 @@ export class DaemonClient {
   ) {}
 
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const text = await this.send(method, path, body, signal);
+    try {
+      return (text ? JSON.parse(text) : undefined) as T;
+    } catch {
+      return { error: text.slice(0, 200) } as T;
+    }
+  }
+
+  /** Sends one call with the token and answers the body's text; a non-2xx answer throws DaemonError. */
+  private async send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<string> {
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl.replace(/\/$/, '')}/api/mcp${path}`, {
@@ -49,20 +60,8 @@ export class DaemonClient {
       });
     }
     const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = { error: text.slice(0, 200) || response.statusText };
-    }
-    if (!response.ok) {
-      const errorBody =
-        parsed && typeof parsed === 'object' && 'error' in parsed
-          ? (parsed as ErrorBody)
-          : { error: `HTTP ${response.status}` };
-      throw new DaemonError(response.status, errorBody);
-    }
-    return parsed as T;
+    if (!response.ok) throw new DaemonError(response.status, errorBody(text, response.status));
+    return text;
   }
 
   health(): Promise<HealthResponse> {
@@ -108,4 +107,28 @@ export class DaemonClient {
   cancel(executionId: string): Promise<unknown> {
     return this.request('POST', '/tools/cancel', { executionId });
   }
+
+  /** Stores a widget record for a completed run (POST /resources/widget/store). */
+  storeWidget(body: WidgetStoreRequest): Promise<WidgetStoreResponse> {
+    return this.request('POST', '/resources/widget/store', body);
+  }
+
+  /**
+   * The stored widget's page, bridge included, as text. The token goes in the header: this HTML is
+   * handed to an untrusted frame, so it must come from an address that carries no token.
+   */
+  widgetHtml(toolId: string): Promise<string> {
+    return this.send('GET', `/resources/widget/${encodeURIComponent(toolId)}`);
+  }
+}
+
+/** The SPEC part 7 body of a failed call, or one made from its status when the body is not JSON. */
+function errorBody(text: string, status: number): ErrorBody {
+  try {
+    const parsed: unknown = text ? JSON.parse(text) : undefined;
+    if (parsed && typeof parsed === 'object' && 'error' in parsed) return parsed as ErrorBody;
+  } catch {
+    // Not JSON: fall through to the status.
+  }
+  return { error: `HTTP ${status}` };
 }

@@ -15,6 +15,7 @@ export function extensionPlatform(): Platform {
     kind: 'extension',
     store: extensionStore(),
     defaultDaemonUrl: 'http://127.0.0.1:6274',
+    widgetSandboxUrl: browser.runtime.getURL('/sandbox.html'),
     async hasHostAccess(url) {
       return browser.permissions.contains({ origins: [exactPattern(url)] });
     },

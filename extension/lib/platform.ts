@@ -10,6 +10,11 @@ export interface Platform {
   /** Asks for access to a daemon URL the extension has no host permission for; the web page has it. */
   requestHostAccess(url: string): Promise<boolean>;
   hasHostAccess(url: string): Promise<boolean>;
+  /**
+   * The extension's widget sandbox page (manifest `sandbox.pages`), where widget HTML is rendered. The
+   * web page has none and renders widgets in a `srcdoc` frame with `sandbox="allow-scripts"`.
+   */
+  widgetSandboxUrl?: string;
 }
 
 export const PLATFORM: InjectionKey<Platform> = Symbol('platform');

@@ -7,6 +7,8 @@ export interface Run {
   serverId: string;
   startedAt: number;
   finishedAt?: number;
+  /** The arguments the tool was called with (a widget gets them as `toolInput`). */
+  parameters?: Record<string, unknown>;
   state: 'running' | 'elicitation' | 'completed' | 'cancelled' | 'failed';
   executionId?: string;
   elicitation?: ElicitationRequired;

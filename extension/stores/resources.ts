@@ -184,6 +184,7 @@ export const useResourcesStore = defineStore('resources', () => {
 
   function selectResource(uri: string): Promise<void> {
     selectedTemplate.value = null;
+    uriInput.value = uri;
     return read(uri);
   }
 

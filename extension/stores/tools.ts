@@ -97,22 +97,20 @@ export const useToolsStore = defineStore('tools', () => {
   async function execute(): Promise<void> {
     const tool = selected.value;
     if (!tool || !serverId.value || running.value) return;
+    const parameters = parametersFromValue(tool.inputSchema, currentValue.value);
     runs.value[tool.name] = {
       toolName: tool.name,
       serverId: serverId.value,
       startedAt: Date.now(),
       state: 'running',
+      parameters,
     };
     // The reactive proxy, so updates after the await reach the view.
     const target = runs.value[tool.name]!;
     try {
       settleRun(
         target,
-        await requireClient().execute({
-          serverId: serverId.value,
-          toolName: tool.name,
-          parameters: parametersFromValue(tool.inputSchema, currentValue.value),
-        }),
+        await requireClient().execute({ serverId: serverId.value, toolName: tool.name, parameters }),
       );
     } catch (error) {
       failRun(target, error);

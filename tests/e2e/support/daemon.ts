@@ -1,5 +1,14 @@
 import { createServer } from 'node:net';
-import { EVERYTHING, startDaemon, type TestDaemon } from '../../daemon/helpers.ts';
+import { join } from 'node:path';
+import type { DaemonOptions } from '../../../daemon/options.ts';
+import {
+  EVERYTHING,
+  FIXTURES,
+  ROOT,
+  startDaemon,
+  TSX_LOADER,
+  type TestDaemon,
+} from '../../daemon/helpers.ts';
 import { WEB_DIR } from './paths.ts';
 
 /**
@@ -12,6 +21,13 @@ export const GRANTED_URL = `http://127.0.0.1:${GRANTED_PORT}`;
 
 /** server-everything over STDIO, as a user types it into the server editor. */
 export const EVERYTHING_COMMAND = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+
+/** The tools fixture (tests/fixtures/tools-server.ts) through tsx, which resolves from the repository. */
+export const TOOLS_FIXTURE_COMMAND = {
+  command: process.execPath,
+  args: [...TSX_LOADER, join(FIXTURES, 'tools-server.ts')],
+  cwd: ROOT,
+};
 
 /** Fails with a readable message when something (a developer's own daemon) holds the granted port. */
 export function assertGrantedPortFree(): Promise<void> {
@@ -29,9 +45,15 @@ export function assertGrantedPortFree(): Promise<void> {
   });
 }
 
-/** A real daemon on the port the extension's manifest grants. */
-export function startDaemonForExtension(): Promise<TestDaemon> {
-  return startDaemon({ port: GRANTED_PORT });
+/**
+ * A real daemon on the port the extension's manifest grants. `dataDir` and `token` bring a stopped daemon
+ * back as it was (its servers and the token the extension paired with); the caller then removes the
+ * folder it made.
+ */
+export function startDaemonForExtension(
+  overrides: Pick<Partial<DaemonOptions>, 'dataDir' | 'token'> = {},
+): Promise<TestDaemon> {
+  return startDaemon({ ...overrides, port: GRANTED_PORT });
 }
 
 /** A real daemon in production mode serving the built web page from its own origin. */

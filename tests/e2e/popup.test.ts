@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestDaemon } from '../daemon/helpers.ts';
+import { type ExtensionBrowser, launchWithExtension } from './support/browser.ts';
+import { assertGrantedPortFree, EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
+import { PanelPage } from './support/pages.ts';
+import { PopupPage } from './support/popup-page.ts';
+
+// The toolbar popup, opened as a tab (headless Chromium has no toolbar), after the panel paired and added
+// server-everything: each test starts where the one before it stopped.
+describe('the toolbar popup of the built extension', () => {
+  let ext: ExtensionBrowser;
+  let daemon: TestDaemon;
+  let popup: PopupPage;
+  const message = 'hello from the e2e popup test';
+
+  beforeAll(async () => {
+    await assertGrantedPortFree();
+    ext = await launchWithExtension();
+    daemon = await startDaemonForExtension();
+  });
+
+  afterAll(async () => {
+    await ext?.browser.close();
+    await daemon?.close();
+  });
+
+  it('shows the daemon it is paired with and the servers added in the panel', async () => {
+    const panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
+    await panel.pair(daemon.url, daemon.token);
+    await panel.waitUntilPaired();
+    await panel.addStdioServer('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
+    await panel.close();
+
+    popup = await PopupPage.open(ext.browser, ext.pageUrl('popup.html'));
+    const { version } = (await daemon.api('GET', '/api/mcp/health')).body;
+    expect(await popup.daemonStatus()).toBe(`● daemon ${version} at ${daemon.url}`);
+    // The only server is picked by itself; listing its tools connects it.
+    await popup.selectServer('everything');
+    await popup.page.waitForFunction(() =>
+      Array.from(
+        document.querySelectorAll<HTMLOptionElement>('[data-testid="popup-server"] option'),
+        (option) => option.text,
+      ).includes('everything (connected)'),
+    );
+    expect(await popup.serverOptions()).toEqual(['everything (connected)']);
+  });
+
+  it('runs echo from its form and shows the result', async () => {
+    await popup.selectTool('echo');
+    await popup.fill('message', message);
+    await popup.run();
+    expect(await popup.resultWith(`Echo: ${message}`)).toContain(`Echo: ${message}`);
+    expect(await popup.runState()).toBe('completed');
+    await popup.screenshot('popup-result');
+    await popup.screenshot('popup-result-dark', { theme: 'dark' });
+  });
+
+  it('answers the elicitation of trigger-elicitation-request in the popup', async () => {
+    await popup.selectTool('trigger-elicitation-request');
+    await popup.run();
+    expect(await popup.elicitation()).toBe('Please provide inputs for the following fields:');
+    expect(await popup.runState()).toBe('elicitation');
+    // `name` is required: Accept stays disabled until it is filled.
+    expect(await popup.elicitationAcceptEnabled()).toBe(false);
+    await popup.fillElicitation('name', 'Grace Hopper');
+    await popup.page.waitForSelector(
+      '[data-testid="elicitation-dialog"] [data-testid="elicit-accept"]:enabled',
+    );
+    await popup.screenshot('popup-elicitation');
+    await popup.acceptElicitation();
+
+    const result = await popup.resultWith('User provided the requested information');
+    expect(result).toContain('- Name: Grace Hopper');
+    expect(await popup.runState()).toBe('completed');
+  });
+
+  it('opens the full inspector in a new tab', async () => {
+    const page = await popup.openFullInspector();
+    expect(page.url()).toBe(ext.pageUrl('devtools-panel.html'));
+    const panel = new PanelPage(page);
+    expect(await panel.waitUntilPaired()).toContain('daemon');
+    await panel.page.waitForSelector('[data-testid="server-everything"]');
+    await panel.close();
+  });
+});

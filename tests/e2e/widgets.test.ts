@@ -1,0 +1,362 @@
+import { join } from 'node:path';
+import type { Browser, Frame, Target } from 'puppeteer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
+import { type ExtensionBrowser, launchBrowser, launchWithExtension } from './support/browser.ts';
+import {
+  assertGrantedPortFree,
+  GRANTED_URL,
+  startDaemonForExtension,
+  startDaemonWithWebPage,
+} from './support/daemon.ts';
+import { byTestId, PanelPage } from './support/pages.ts';
+import { WidgetView } from './support/widget-page.ts';
+
+/** The widget fixture as a user types it into the server editor. */
+const WIDGET_SERVER = {
+  command: process.execPath,
+  args: [...TSX_LOADER, join(FIXTURES, 'widget-server.ts')],
+  cwd: ROOT,
+};
+
+/** What the hostile fixture widget reports in its follow-up message. */
+interface Attempt {
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+}
+interface HostileReport {
+  origin: string;
+  href: string;
+  name: string;
+  referrer: string;
+  chromeStorage: boolean;
+  chromeRuntime: boolean;
+  browserStorage: boolean;
+  chromeStorageGet: Attempt;
+  browserStorageGet: Attempt;
+  localStorage: Attempt;
+  cookie: Attempt;
+  parentDocument: Attempt;
+  parentLocation: Attempt;
+  fetchDaemon: Attempt;
+  openWindow: Attempt;
+  navigateTop: Attempt;
+  page: string;
+}
+
+/** Adds the widget fixture through the server editor, connects it and runs `tool` with `fields`. */
+async function addWidgetServer(panel: PanelPage): Promise<void> {
+  await panel.addStdioServer('widgets', WIDGET_SERVER.command, WIDGET_SERVER.args, WIDGET_SERVER.cwd);
+  await panel.connect('widgets');
+  expect(await panel.toolNames()).toEqual(expect.arrayContaining(['counter', 'hostile']));
+}
+
+async function runTool(
+  panel: PanelPage,
+  widget: WidgetView,
+  tool: string,
+  fields: Record<string, string> = {},
+) {
+  await panel.selectTool(tool);
+  for (const [path, value] of Object.entries(fields)) await panel.fill(path, value);
+  await widget.markStale();
+  await panel.run();
+  await panel.result();
+}
+
+/** The hostile widget's report, from the follow-up message it sends. */
+async function hostileReport(widget: WidgetView): Promise<HostileReport> {
+  const [message] = await widget.followups('"origin"');
+  return JSON.parse(message!) as HostileReport;
+}
+
+/** Every attempt of the hostile widget to reach what it must not, and that it reached none. */
+function expectContained(report: HostileReport, token: string): void {
+  expect(report.origin).toBe('null');
+  expect(report.chromeStorage).toBe(false);
+  expect(report.chromeRuntime).toBe(false);
+  expect(report.browserStorage).toBe(false);
+  expect(report.chromeStorageGet.ok).toBe(false);
+  expect(report.browserStorageGet.ok).toBe(false);
+  // An opaque origin has neither localStorage nor cookies.
+  expect(report.localStorage).toMatchObject({ ok: false, error: expect.stringContaining('SecurityError') });
+  expect(report.cookie).toMatchObject({ ok: false, error: expect.stringContaining('SecurityError') });
+  expect(report.parentDocument).toMatchObject({ ok: false, error: expect.stringContaining('SecurityError') });
+  expect(report.parentLocation).toMatchObject({ ok: false, error: expect.stringContaining('SecurityError') });
+  // The page's policy allows https connections only.
+  expect(report.fetchDaemon).toMatchObject({ ok: false, error: expect.stringContaining('TypeError') });
+  expect(report.openWindow).toEqual({ ok: true, value: 'blocked' });
+  // No allow-top-navigation: setting the top window's address throws.
+  expect(report.navigateTop).toMatchObject({
+    ok: false,
+    error: expect.stringMatching(/^SecurityError: .*does not have permission to navigate/),
+  });
+  // Nothing the widget can read carries the token: its address, name, referrer, its whole page.
+  expect(JSON.stringify(report)).not.toContain(token);
+  expect(report.page).toContain('Hostile widget');
+}
+
+/** New tabs a widget opened, by their addresses. */
+function watchNewTabs(browser: Browser): string[] {
+  const opened: string[] = [];
+  browser.on('targetcreated', (target: Target) => {
+    if (target.type() === 'page') opened.push(target.url());
+  });
+  return opened;
+}
+
+// One browser with the built extension and one daemon go through the widget flow step by step: each
+// test starts where the one before it stopped.
+describe('Apps-SDK widgets in the DevTools panel', () => {
+  let ext: ExtensionBrowser;
+  let daemon: TestDaemon;
+  let panel: PanelPage;
+  let widget: WidgetView;
+  let frame: Frame;
+  let opened: string[];
+
+  beforeAll(async () => {
+    await assertGrantedPortFree();
+    ext = await launchWithExtension();
+    daemon = await startDaemonForExtension();
+    opened = watchNewTabs(ext.browser);
+    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
+    widget = new WidgetView(panel.page);
+    await panel.pair(GRANTED_URL, daemon.token);
+    await panel.waitUntilPaired();
+    await addWidgetServer(panel);
+  });
+
+  afterAll(async () => {
+    await ext?.browser.close();
+    await daemon?.close();
+  });
+
+  it('renders the widget of counter in the sandbox page, with the tool output and no token anywhere', async () => {
+    await runTool(panel, widget, 'counter', { start: '4' });
+    expect(await panel.resultWith('Count: 5')).toContain('Count: 5');
+    frame = await widget.frame('#count');
+    expect(await widget.waitInFrame(frame, '#count', '5')).toBe('5');
+    expect(await widget.waitInFrame(frame, '#mode', 'inline')).toBe('inline');
+    expect(await widget.waitInFrame(frame, '#clicks', '0')).toBe('0');
+
+    const iframe = await panel.page.$eval(byTestId('widget-frame'), (el) => ({
+      src: el.getAttribute('src'),
+      sandbox: el.getAttribute('sandbox'),
+    }));
+    expect(iframe).toEqual({
+      src: `chrome-extension://${ext.extensionId}/sandbox.html`,
+      sandbox: 'allow-scripts',
+    });
+    expect(frame.url()).toBe(`chrome-extension://${ext.extensionId}/sandbox.html`);
+    const inside = await frame.evaluate(() => ({
+      origin: self.origin,
+      html: document.documentElement.outerHTML,
+      name: window.name,
+      hasBridge:
+        typeof (window as unknown as { openai?: { callTool?: unknown } }).openai?.callTool === 'function',
+    }));
+    expect(inside).toMatchObject({ origin: 'null', hasBridge: true });
+    expect(JSON.stringify(inside)).not.toContain(daemon.token);
+    await panel.screenshot('widget-inline');
+  });
+
+  it('relays callTool to the daemon and answers the widget, which shows the new count and saves its state', async () => {
+    await frame.locator('#more').click();
+    expect(await widget.waitInFrame(frame, '#count', '6')).toBe('6');
+    expect(await widget.waitInFrame(frame, '#clicks', '1')).toBe('1');
+
+    const messages = await widget.waitForMessage('in', 'openai:setWidgetState');
+    const types = messages.map((m) => `${m.direction} ${m.type}`);
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'in openai:callTool',
+        'out openai:callTool:result',
+        'in openai:setWidgetState',
+      ]),
+    );
+    expect(types.indexOf('in openai:callTool')).toBeLessThan(types.indexOf('out openai:callTool:result'));
+    expect(await widget.expandLast('openai:callTool')).toMatchObject({
+      toolName: 'counter',
+      params: { start: 5 },
+    });
+    expect(await widget.expandLast('openai:callTool:result')).toMatchObject({
+      result: { structuredContent: { count: 6 } },
+    });
+    // The panel is an extension page: its storage holds the state the widget itself cannot reach.
+    const stored = await panel.page.evaluate(() =>
+      (
+        globalThis as unknown as { chrome: { storage: { local: { get(key: string): Promise<unknown> } } } }
+      ).chrome.storage.local.get('widgetState:widgets:counter'),
+    );
+    expect(stored).toEqual({ 'widgetState:widgets:counter': { clicks: 1 } });
+    await panel.screenshot('widget-traffic');
+  });
+
+  it('lists the follow-up messages the widget sends', async () => {
+    await frame.locator('#ask').click();
+    expect(await widget.followups('Tell me more')).toEqual(['Tell me more about the number 6']);
+  });
+
+  it('switches display modes: inline, modal dialog, sidebar docked right, and back, keeping the widget', async () => {
+    // A mark in the widget's window: a frame that reloads loses it.
+    await frame.evaluate(() => Object.assign(window, { e2eMark: 'kept' }));
+
+    await frame.locator('#modal').click();
+    await widget.waitForMode('modal');
+    expect(await widget.waitInFrame(frame, '#mode', 'modal')).toBe('modal');
+    expect(await widget.shellPlacement()).toMatchObject({ open: true, modal: true, position: 'fixed' });
+    await panel.screenshot('widget-modal');
+
+    await frame.locator('#sidebar').click();
+    await widget.waitForMode('sidebar');
+    expect(await widget.waitInFrame(frame, '#mode', 'sidebar')).toBe('sidebar');
+    const sidebar = await widget.shellPlacement();
+    expect(sidebar).toMatchObject({ open: true, modal: false, position: 'fixed' });
+    const width = await panel.page.evaluate(() => window.innerWidth);
+    expect(Math.round(sidebar.rect.right)).toBe(width);
+    expect(sidebar.rect.top).toBe(0);
+    // Docked: the panel gives up that edge, so nothing of it hides behind the sidebar.
+    const appRight = await panel.page.$eval('#app', (el) => el.getBoundingClientRect().right);
+    expect(appRight).toBeLessThanOrEqual(sidebar.rect.left + 1);
+    await panel.screenshot('widget-sidebar');
+
+    // The panel's own buttons switch it too, and the widget hears of it.
+    await panel.page.locator(byTestId('widget-shell-mode-inline')).click();
+    await widget.waitForMode('inline');
+    expect(await widget.waitInFrame(frame, '#mode', 'inline')).toBe('inline');
+    expect(await widget.shellPlacement()).toMatchObject({ open: true, modal: false, position: 'static' });
+    expect(await panel.page.$eval('#app', (el) => Math.round(el.getBoundingClientRect().right))).toBe(width);
+    expect(await frame.evaluate(() => (window as unknown as { e2eMark?: string }).e2eMark)).toBe('kept');
+
+    const modes = (await widget.messages()).filter((m) => m.type === 'openai:requestDisplayMode');
+    expect(modes).toHaveLength(2);
+  });
+
+  it('tells the widget when the theme changes', async () => {
+    await panel.page.evaluate(() => (document.documentElement.dataset.theme = 'dark'));
+    expect(await widget.waitInFrame(frame, '#theme', 'dark')).toBe('dark');
+    await panel.screenshot('widget-inline-dark', { theme: 'dark' });
+    await panel.page.evaluate(() => (document.documentElement.dataset.theme = 'light'));
+    expect(await widget.waitInFrame(frame, '#theme', 'light')).toBe('light');
+  });
+
+  it('opens http(s) links the widget asks for in a new tab', async () => {
+    for (const [button, url] of [
+      ['#docs', 'https://example.com/docs'],
+      ['#link', 'https://example.com/link'],
+    ] as const) {
+      await frame.locator(button).click();
+      const tab = await ext.browser.waitForTarget((t) => t.url() === url);
+      // The new tab comes to the front; a page in the background runs no animation frames.
+      await (await tab.page())?.close();
+      await panel.page.bringToFront();
+    }
+    expect(opened).toEqual(expect.arrayContaining(['https://example.com/docs', 'https://example.com/link']));
+    // The widget itself stays where it was.
+    expect(await widget.waitInFrame(frame, '#count', '6')).toBe('6');
+  });
+
+  it('asks the user in the elicitation dialog when a tool the widget calls needs an answer', async () => {
+    await frame.locator('#reset').click();
+    expect(await panel.elicitation()).toBe('Reset the counter to zero?');
+    await panel.page.locator('[data-testid="elicitation-dialog"] [data-testid="field-confirm"]').click();
+    await panel.page.locator('[data-testid="elicitation-dialog"] [data-testid="elicit-accept"]').click();
+    await panel.page.waitForSelector('[data-testid="elicitation-dialog"]', { hidden: true });
+    expect(await widget.waitInFrame(frame, '#count', '0')).toBe('0');
+    expect(await widget.expandLast('openai:callTool:result')).toMatchObject({
+      result: { content: [{ type: 'text', text: 'Reset' }], structuredContent: { count: 0 } },
+    });
+  });
+
+  it('gives the saved widget state back after the panel reloads', async () => {
+    await panel.reload();
+    await panel.waitUntilPaired();
+    await panel.selectServer('widgets');
+    await runTool(panel, widget, 'counter', { start: '10' });
+    frame = await widget.frame('#count');
+    expect(await widget.waitInFrame(frame, '#count', '11')).toBe('11');
+    expect(await widget.waitInFrame(frame, '#clicks', '1')).toBe('1');
+    await frame.locator('#more').click();
+    expect(await widget.waitInFrame(frame, '#clicks', '2')).toBe('2');
+  });
+
+  it('keeps a hostile widget from extension storage, the token, the panel and the daemon', async () => {
+    const panelUrl = panel.page.url();
+    await runTool(panel, widget, 'hostile');
+    await widget.frame('#state');
+    const report = await hostileReport(widget);
+    expectContained(report, daemon.token);
+    expect(report.href).toBe(`chrome-extension://${ext.extensionId}/sandbox.html`);
+    expect(report.referrer).toBe('');
+    expect(panel.page.url()).toBe(panelUrl);
+    await panel.page.waitForSelector(byTestId('daemon-status'));
+
+    // The messages it should not send are shown, and nothing was done for them.
+    const messages = await widget.waitForMessage('in', 'openai:sendFollowupTurn');
+    expect(messages.filter((m) => m.ignored).map((m) => m.type)).toEqual([
+      'inspector:render',
+      'openai:readToken',
+    ]);
+    expect(messages.find((m) => m.type === 'openai:openExternal')?.note).toBe('refused');
+    expect(
+      opened.some((url) => url.startsWith('javascript:') || url.includes('pwned') || url.includes('popup')),
+    ).toBe(false);
+    expect(await widget.frame('#state').then((f) => widget.waitInFrame(f, '#state', 'reported'))).toBe(
+      'reported',
+    );
+    await panel.screenshot('widget-hostile');
+  });
+});
+
+describe('Apps-SDK widgets on the web page', () => {
+  let browser: Browser;
+  let daemon: TestDaemon;
+  let web: PanelPage;
+  let widget: WidgetView;
+
+  beforeAll(async () => {
+    daemon = await startDaemonWithWebPage();
+    browser = await launchBrowser();
+    web = await PanelPage.open(browser, `${daemon.url}/`);
+    widget = new WidgetView(web.page);
+    await web.pair(daemon.url, daemon.token);
+    await web.waitUntilPaired();
+    await addWidgetServer(web);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.close();
+  });
+
+  it('renders the widget in a sandboxed srcdoc frame and relays its callTool', async () => {
+    await runTool(web, widget, 'counter', { start: '1' });
+    const frame = await widget.frame('#count');
+    expect(await widget.waitInFrame(frame, '#count', '2')).toBe('2');
+    const iframe = await web.page.$eval(byTestId('widget-frame'), (el) => ({
+      src: el.getAttribute('src'),
+      sandbox: el.getAttribute('sandbox'),
+      srcdoc: el.hasAttribute('srcdoc'),
+    }));
+    expect(iframe).toEqual({ src: null, sandbox: 'allow-scripts', srcdoc: true });
+    await frame.locator('#more').click();
+    expect(await widget.waitInFrame(frame, '#count', '3')).toBe('3');
+    expect(await widget.waitInFrame(frame, '#clicks', '1')).toBe('1');
+    const stored = await web.page.evaluate(() => localStorage.getItem('widgetState:widgets:counter'));
+    expect(JSON.parse(stored ?? 'null')).toEqual({ clicks: 1 });
+    await web.screenshot('web-widget-inline');
+  });
+
+  it('keeps a hostile widget from the page, its storage and the token', async () => {
+    const pageUrl = web.page.url();
+    await runTool(web, widget, 'hostile');
+    await widget.frame('#state');
+    const report = await hostileReport(widget);
+    expectContained(report, daemon.token);
+    expect(report.href).toBe('about:srcdoc');
+    expect(report.referrer).toBe('');
+    expect(web.page.url()).toBe(pageUrl);
+  });
+});

@@ -1,0 +1,381 @@
+import { describe, expect, it } from 'vitest';
+import type { HostToWidgetMessage, WidgetGlobals } from '../../shared/widgets';
+import {
+  clampHeight,
+  framedHtml,
+  fromFrame,
+  hostDisplayMode,
+  type HostDisplayMode,
+  INLINE_MAX_HEIGHT,
+  isWebUrl,
+  LINK_SCRIPT,
+  MIN_FRAME_HEIGHT,
+  outputTemplateOf,
+  parseWidgetMessage,
+  renderHtmlOf,
+  storableState,
+  storeRequest,
+  themeOf,
+  toolOutputOf,
+  type TrafficEntry,
+  WidgetHost,
+  type WidgetHostActions,
+  widgetStateKey,
+} from '../../extension/lib/widget-host';
+
+describe('which tools have a widget', () => {
+  it('takes a ui:// outputTemplate from _meta and nothing else', () => {
+    expect(outputTemplateOf({ 'openai/outputTemplate': 'ui://widget/counter.html' })).toBe(
+      'ui://widget/counter.html',
+    );
+    expect(outputTemplateOf({ 'openai/outputTemplate': 'https://example.com/w.html' })).toBeNull();
+    expect(outputTemplateOf({ 'openai/outputTemplate': 42 })).toBeNull();
+    expect(outputTemplateOf({ ui: { resourceUri: 'ui://x' } })).toBeNull();
+    expect(outputTemplateOf(undefined)).toBeNull();
+    expect(outputTemplateOf(null)).toBeNull();
+  });
+});
+
+describe('what the panel stores for a widget', () => {
+  it('keeps widget state per server and tool', () => {
+    expect(widgetStateKey('widgets', 'counter')).toBe('widgetState:widgets:counter');
+  });
+
+  it('hands the widget structuredContent as toolOutput, else the whole result', () => {
+    expect(toolOutputOf({ content: [], structuredContent: { count: 2 } })).toEqual({ count: 2 });
+    const plain = { content: [{ type: 'text', text: 'hi' }] };
+    expect(toolOutputOf(plain)).toBe(plain);
+  });
+
+  it('builds the store body from the run: input, output, the result _meta and the globals', () => {
+    const body = storeRequest({
+      serverId: 's',
+      uri: 'ui://widget/counter.html',
+      toolId: 'run-1',
+      toolInput: { start: 4 },
+      result: { content: [], structuredContent: { count: 5 }, _meta: { 'openai/widgetSessionId': 'x' } },
+      globals: {
+        theme: 'dark',
+        locale: 'fr-FR',
+        displayMode: 'inline',
+        maxHeight: 640,
+        widgetState: { a: 1 },
+      },
+    });
+    expect(body).toEqual({
+      serverId: 's',
+      uri: 'ui://widget/counter.html',
+      toolId: 'run-1',
+      toolInput: { start: 4 },
+      toolOutput: { count: 5 },
+      toolResponseMetadata: { 'openai/widgetSessionId': 'x' },
+      globals: {
+        theme: 'dark',
+        locale: 'fr-FR',
+        displayMode: 'inline',
+        maxHeight: 640,
+        widgetState: { a: 1 },
+      },
+    });
+  });
+
+  it('leaves toolResponseMetadata out when the result has no _meta object', () => {
+    const body = storeRequest({
+      serverId: 's',
+      uri: 'ui://w',
+      toolId: 't',
+      toolInput: {},
+      result: { content: [], _meta: 'nope' },
+      globals: {},
+    });
+    expect(body).not.toHaveProperty('toolResponseMetadata');
+    expect(body.toolOutput).toEqual({ content: [], _meta: 'nope' });
+  });
+
+  it('reads the theme from data-theme, light unless dark', () => {
+    expect(themeOf('dark')).toBe('dark');
+    expect(themeOf('light')).toBe('light');
+    expect(themeOf(undefined)).toBe('light');
+  });
+
+  it('stores a JSON copy of the widget state and refuses what JSON cannot carry or what is too large', () => {
+    expect(storableState({ clicks: 1, when: new Date(0) })).toEqual({
+      clicks: 1,
+      when: '1970-01-01T00:00:00.000Z',
+    });
+    expect(storableState(undefined)).toBeNull();
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    expect(() => storableState(loop)).toThrow(/not JSON/);
+    expect(() => storableState('x'.repeat(20), 10)).toThrow(
+      /22 characters as JSON; the panel keeps up to 10/,
+    );
+  });
+});
+
+describe('checks on what a widget sends', () => {
+  it('accepts a message only from the frame it names', () => {
+    const frame = {} as Window;
+    expect(fromFrame(frame, frame)).toBe(true);
+    expect(fromFrame({}, frame)).toBe(false);
+    expect(fromFrame(null, frame)).toBe(false);
+    expect(fromFrame(null, null)).toBe(false);
+    expect(fromFrame(undefined, undefined)).toBe(false);
+  });
+
+  it('parses the six widget messages and copies only their known fields', () => {
+    expect(
+      parseWidgetMessage({
+        type: 'openai:callTool',
+        requestId: 'r1',
+        toolName: 'counter',
+        params: { a: 1 },
+        x: 1,
+      }),
+    ).toEqual({ type: 'openai:callTool', requestId: 'r1', toolName: 'counter', params: { a: 1 } });
+    expect(parseWidgetMessage({ type: 'openai:callTool', requestId: 'r1', toolName: 'counter' })).toEqual({
+      type: 'openai:callTool',
+      requestId: 'r1',
+      toolName: 'counter',
+      params: {},
+    });
+    expect(parseWidgetMessage({ type: 'openai:sendFollowupTurn', message: 'hi' })).toEqual({
+      type: 'openai:sendFollowupTurn',
+      message: 'hi',
+    });
+    expect(parseWidgetMessage({ type: 'openai:setWidgetState', state: null })).toEqual({
+      type: 'openai:setWidgetState',
+      state: null,
+    });
+    expect(parseWidgetMessage({ type: 'openai:requestDisplayMode', mode: 'pip' })).toEqual({
+      type: 'openai:requestDisplayMode',
+      mode: 'pip',
+    });
+    expect(parseWidgetMessage({ type: 'openai:openExternal', href: 'https://a.example' })).toEqual({
+      type: 'openai:openExternal',
+      href: 'https://a.example',
+    });
+    expect(parseWidgetMessage({ type: 'openai:notifyIntrinsicHeight', height: 120 })).toEqual({
+      type: 'openai:notifyIntrinsicHeight',
+      height: 120,
+    });
+  });
+
+  it('rejects unknown types, host types and messages missing what their type needs', () => {
+    const rejected: unknown[] = [
+      null,
+      'openai:callTool',
+      [],
+      { type: 'openai:readToken' },
+      { type: 'inspector:render', html: '<p>' },
+      { type: 'openai:set_globals', globals: {} },
+      { type: 'openai:callTool:result', requestId: 'r', result: {} },
+      { type: 'openai:callTool', requestId: '', toolName: 'x' },
+      { type: 'openai:callTool', requestId: 'r', toolName: 7 },
+      { type: 'openai:callTool', requestId: 'r', toolName: 'x', params: [1] },
+      { type: 'openai:sendFollowupTurn', message: 3 },
+      { type: 'openai:setWidgetState' },
+      { type: 'openai:requestDisplayMode', mode: 'everywhere' },
+      { type: 'openai:openExternal' },
+      { type: 'openai:notifyIntrinsicHeight', height: Number.POSITIVE_INFINITY },
+      { type: 'openai:notifyIntrinsicHeight', height: '100' },
+    ];
+    for (const data of rejected) expect(parseWidgetMessage(data), JSON.stringify(data)).toBeNull();
+  });
+
+  it('opens http and https links only', () => {
+    expect(isWebUrl('https://example.com/docs')).toBe(true);
+    expect(isWebUrl('http://localhost:3000/')).toBe(true);
+    for (const href of [
+      'javascript:alert(1)',
+      'data:text/html,<p>',
+      'file:///etc/passwd',
+      'chrome-extension://abc/options.html',
+      'about:blank',
+      '/relative',
+      '',
+      42,
+    ]) {
+      expect(isWebUrl(href), String(href)).toBe(false);
+    }
+  });
+
+  it('keeps a reported height within bounds', () => {
+    expect(clampHeight(5, INLINE_MAX_HEIGHT)).toBe(MIN_FRAME_HEIGHT);
+    expect(clampHeight(300.4, INLINE_MAX_HEIGHT)).toBe(300);
+    expect(clampHeight(10_000, INLINE_MAX_HEIGHT)).toBe(INLINE_MAX_HEIGHT);
+  });
+
+  it('places fullscreen as the modal and pip as the sidebar', () => {
+    expect(hostDisplayMode('inline')).toBe('inline');
+    expect(hostDisplayMode('modal')).toBe('modal');
+    expect(hostDisplayMode('sidebar')).toBe('sidebar');
+    expect(hostDisplayMode('fullscreen')).toBe('modal');
+    expect(hostDisplayMode('pip')).toBe('sidebar');
+  });
+});
+
+describe('the sandbox page render check', () => {
+  const parent = {} as Window;
+  const self = {} as Window;
+
+  it('takes the HTML of a render message from the framing window', () => {
+    expect(
+      renderHtmlOf({ source: parent, data: { type: 'inspector:render', html: '<p>w</p>' } }, parent, self),
+    ).toBe('<p>w</p>');
+  });
+
+  it('ignores other senders, a page that is not framed, and other shapes', () => {
+    const render = { type: 'inspector:render', html: '<p>w</p>' };
+    expect(renderHtmlOf({ source: self, data: render }, parent, self)).toBeNull();
+    expect(renderHtmlOf({ source: null, data: render }, parent, self)).toBeNull();
+    expect(renderHtmlOf({ source: self, data: render }, self, self)).toBeNull();
+    expect(
+      renderHtmlOf({ source: parent, data: { type: 'inspector:render', html: 1 } }, parent, self),
+    ).toBeNull();
+    expect(renderHtmlOf({ source: parent, data: { type: 'openai:set_globals' } }, parent, self)).toBeNull();
+    expect(renderHtmlOf({ source: parent, data: '<p>w</p>' }, parent, self)).toBeNull();
+  });
+});
+
+describe('the page a frame gets', () => {
+  it('adds the link script to an Apps-SDK page only', () => {
+    expect(framedHtml('<p>w</p>', 'apps-sdk')).toBe(`<p>w</p>${LINK_SCRIPT}`);
+    expect(framedHtml('<p>w</p>', 'mcp-app')).toBe('<p>w</p>');
+  });
+});
+
+/** A host whose actions record what they were asked, with answers set per test. */
+function recordingHost(overrides: Partial<WidgetHostActions> = {}) {
+  const posted: HostToWidgetMessage[] = [];
+  const traffic: TrafficEntry[] = [];
+  const followups: string[] = [];
+  const states: unknown[] = [];
+  const modes: HostDisplayMode[] = [];
+  const opened: string[] = [];
+  const heights: number[] = [];
+  const calls: Array<[string, Record<string, unknown>]> = [];
+  let clock = 1000;
+  const actions: WidgetHostActions = {
+    post: (message) => posted.push(message),
+    callTool: async (name, params) => {
+      calls.push([name, params]);
+      return { content: [], structuredContent: { count: 2 } };
+    },
+    followup: (message) => followups.push(message),
+    saveState: (state) => {
+      states.push(state);
+    },
+    showMode: (mode): Partial<WidgetGlobals> => {
+      modes.push(mode);
+      return { displayMode: mode, maxHeight: 500 };
+    },
+    openExternal: (href) => opened.push(href),
+    resize: (height) => heights.push(height),
+    traffic: (entry) => traffic.push(entry),
+    ...overrides,
+  };
+  const host = new WidgetHost(actions, () => clock++);
+  return { host, posted, traffic, followups, states, modes, opened, heights, calls };
+}
+
+describe('WidgetHost', () => {
+  it('runs a callTool and answers with the result under the same requestId', async () => {
+    const h = recordingHost();
+    await h.host.receive({
+      type: 'openai:callTool',
+      requestId: 'r1',
+      toolName: 'counter',
+      params: { start: 1 },
+    });
+    expect(h.calls).toEqual([['counter', { start: 1 }]]);
+    expect(h.posted).toEqual([
+      {
+        type: 'openai:callTool:result',
+        requestId: 'r1',
+        result: { content: [], structuredContent: { count: 2 } },
+      },
+    ]);
+    expect(h.traffic.map((e) => [e.seq, e.at, e.direction, e.type])).toEqual([
+      [1, 1000, 'in', 'openai:callTool'],
+      [2, 1001, 'out', 'openai:callTool:result'],
+    ]);
+  });
+
+  it('answers a failed callTool with the error message', async () => {
+    const h = recordingHost({
+      callTool: async () => {
+        throw new Error('Another tool call is running');
+      },
+    });
+    await h.host.receive({ type: 'openai:callTool', requestId: 'r2', toolName: 'counter', params: {} });
+    expect(h.posted).toEqual([
+      { type: 'openai:callTool:result', requestId: 'r2', error: 'Another tool call is running' },
+    ]);
+  });
+
+  it('passes follow-up messages, widget state and heights on', async () => {
+    const h = recordingHost();
+    await h.host.receive({ type: 'openai:sendFollowupTurn', message: 'more please' });
+    await h.host.receive({ type: 'openai:setWidgetState', state: { clicks: 3 } });
+    await h.host.receive({ type: 'openai:notifyIntrinsicHeight', height: 180 });
+    expect(h.followups).toEqual(['more please']);
+    expect(h.states).toEqual([{ clicks: 3 }]);
+    expect(h.heights).toEqual([180]);
+    expect(h.posted).toEqual([]);
+  });
+
+  it('notes a widget state that could not be saved', async () => {
+    const h = recordingHost({
+      saveState: () => {
+        throw new Error('too large');
+      },
+    });
+    await h.host.receive({ type: 'openai:setWidgetState', state: 'x' });
+    expect(h.traffic).toEqual([
+      expect.objectContaining({ type: 'openai:setWidgetState', note: 'not saved: too large' }),
+    ]);
+  });
+
+  it('switches the display mode a widget asks for and tells it the new globals', async () => {
+    const h = recordingHost();
+    await h.host.receive({ type: 'openai:requestDisplayMode', mode: 'fullscreen' });
+    expect(h.modes).toEqual(['modal']);
+    expect(h.posted).toEqual([
+      { type: 'openai:set_globals', globals: { displayMode: 'modal', maxHeight: 500 } },
+    ]);
+  });
+
+  it('tells the widget when the host switches the mode or its globals change', () => {
+    const h = recordingHost();
+    h.host.showMode('sidebar');
+    h.host.setGlobals({ theme: 'dark' });
+    expect(h.posted).toEqual([
+      { type: 'openai:set_globals', globals: { displayMode: 'sidebar', maxHeight: 500 } },
+      { type: 'openai:set_globals', globals: { theme: 'dark' } },
+    ]);
+    expect(h.traffic.map((e) => e.direction)).toEqual(['out', 'out']);
+  });
+
+  it('opens http(s) links and refuses any other, saying so in the traffic', async () => {
+    const h = recordingHost();
+    await h.host.receive({ type: 'openai:openExternal', href: 'https://example.com/docs' });
+    await h.host.receive({ type: 'openai:openExternal', href: 'javascript:alert(1)' });
+    expect(h.opened).toEqual(['https://example.com/docs']);
+    expect(h.traffic[1]).toMatchObject({ note: 'refused: only http and https links open' });
+  });
+
+  it('acts on no unknown message but shows it as ignored', async () => {
+    const h = recordingHost();
+    await h.host.receive({ type: 'openai:readToken' });
+    await h.host.receive('just a string');
+    await h.host.receive({ type: 'openai:callTool', toolName: 'counter' });
+    expect(h.calls).toEqual([]);
+    expect(h.posted).toEqual([]);
+    expect(h.traffic.map((e) => [e.type, e.ignored])).toEqual([
+      ['openai:readToken', true],
+      ['(no type)', true],
+      ['openai:callTool', true],
+    ]);
+  });
+});

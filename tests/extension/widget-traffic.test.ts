@@ -1,0 +1,87 @@
+import { mount } from '@vue/test-utils';
+import { describe, expect, it } from 'vitest';
+import WidgetTraffic from '../../extension/components/WidgetTraffic.vue';
+import type { TrafficEntry } from '../../extension/lib/widget-host';
+
+const AT = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
+
+const ENTRIES: TrafficEntry[] = [
+  {
+    seq: 1,
+    at: AT,
+    direction: 'in',
+    type: 'openai:callTool',
+    data: { type: 'openai:callTool', requestId: 'r1', toolName: 'counter', params: { start: 1 } },
+  },
+  {
+    seq: 2,
+    at: AT + 5,
+    direction: 'out',
+    type: 'openai:callTool:result',
+    data: { type: 'openai:callTool:result', requestId: 'r1', result: { structuredContent: { count: 2 } } },
+  },
+  {
+    seq: 3,
+    at: AT + 9,
+    direction: 'in',
+    type: 'openai:readToken',
+    data: { type: 'openai:readToken' },
+    ignored: true,
+  },
+  {
+    seq: 4,
+    at: AT + 12,
+    direction: 'in',
+    type: 'openai:openExternal',
+    data: { type: 'openai:openExternal', href: 'javascript:alert(1)' },
+    note: 'refused: only http and https links open',
+  },
+];
+
+describe('WidgetTraffic', () => {
+  it('says so when there is no message yet', () => {
+    const wrapper = mount(WidgetTraffic, { props: { entries: [] } });
+    expect(wrapper.text()).toContain('No messages yet');
+    expect(wrapper.findAll('[data-testid="widget-message"]')).toHaveLength(0);
+    expect(wrapper.get('[data-testid="widget-traffic-clear"]').attributes('disabled')).toBeDefined();
+  });
+
+  it('lists every message with its time, direction and type, ignored and refused ones marked', () => {
+    const wrapper = mount(WidgetTraffic, { props: { entries: ENTRIES } });
+    const rows = wrapper.findAll('[data-testid="widget-message"]');
+    expect(rows.map((r) => [r.attributes('data-direction'), r.attributes('data-type')])).toEqual([
+      ['in', 'openai:callTool'],
+      ['out', 'openai:callTool:result'],
+      ['in', 'openai:readToken'],
+      ['in', 'openai:openExternal'],
+    ]);
+    expect(rows[0]!.get('time').text()).toBe('03:04:05.067');
+    expect(rows[0]!.get('.direction').attributes('aria-label')).toBe('widget to host');
+    expect(rows[1]!.get('.direction').attributes('aria-label')).toBe('host to widget');
+    expect(rows[2]!.attributes('data-ignored')).toBe('true');
+    expect(rows[2]!.find('[data-testid="widget-message-ignored"]').exists()).toBe(true);
+    expect(rows[0]!.attributes('data-ignored')).toBeUndefined();
+    const note = rows[3]!.get('[data-testid="widget-message-note"]');
+    expect(note.text()).toBe('refused');
+    expect(note.attributes('title')).toBe('refused: only http and https links open');
+    expect(rows[3]!.get('details .note').text()).toBe('refused: only http and https links open');
+    expect(wrapper.get('[data-testid="widget-traffic-count"]').text()).toBe('4');
+  });
+
+  it('shows each message as JSON in an expandable row, as text', () => {
+    const hostile = { type: 'openai:sendFollowupTurn', message: '<img src=x onerror="alert(1)">' };
+    const wrapper = mount(WidgetTraffic, {
+      props: { entries: [{ seq: 1, at: AT, direction: 'in', type: hostile.type, data: hostile }] },
+    });
+    const row = wrapper.get('[data-testid="widget-message"]');
+    expect(row.get('details').element.tagName).toBe('DETAILS');
+    expect(JSON.parse(row.get('[data-testid="widget-message-json"]').text())).toEqual(hostile);
+    expect(wrapper.findAll('img')).toHaveLength(0);
+  });
+
+  it('asks to be cleared', async () => {
+    const wrapper = mount(WidgetTraffic, { props: { entries: ENTRIES } });
+    await wrapper.get('[data-testid="widget-traffic-clear"]').trigger('click');
+    expect(wrapper.emitted('clear')).toHaveLength(1);
+  });
+});
