@@ -13,6 +13,7 @@ import {
   type InitialWidgetGlobals,
   type WidgetGlobals,
   type WidgetStoreRequest,
+  type WidgetStoreResponse,
   type WidgetTheme,
   type WidgetToHostMessage,
 } from '../../shared/widgets';
@@ -86,7 +87,8 @@ export interface StoreInput {
   toolId: string;
   toolInput: Record<string, unknown>;
   result: JsonObject;
-  globals: InitialWidgetGlobals;
+  /** The Apps-SDK globals of the first render; an MCP App gets its host context over the bridge instead. */
+  globals?: InitialWidgetGlobals;
 }
 
 /** The body of `POST /resources/widget/store` for a completed run. */
@@ -99,8 +101,24 @@ export function storeRequest(input: StoreInput): WidgetStoreRequest {
     toolInput: input.toolInput,
     toolOutput: toolOutputOf(input.result),
     ...(isPlainObject(meta) && { toolResponseMetadata: meta }),
-    globals: input.globals,
+    ...(input.globals && { globals: input.globals }),
   };
+}
+
+/** The two widget routes of the daemon client (`DaemonClient` has both). */
+export interface WidgetPageClient {
+  storeWidget(body: WidgetStoreRequest): Promise<WidgetStoreResponse>;
+  widgetHtml(toolId: string): Promise<string>;
+}
+
+/**
+ * Stores the widget record of a completed run and fetches its page with the token (in a header): the
+ * Apps-SDK page with its `window.openai` bridge, or an MCP App page without one, under the app's policy.
+ * Both widget kinds load this way.
+ */
+export async function fetchWidgetPage(client: WidgetPageClient, input: StoreInput): Promise<string> {
+  await client.storeWidget(storeRequest(input));
+  return client.widgetHtml(input.toolId);
 }
 
 /** The most JSON text one widget's saved state may take in the panel's storage. */
@@ -339,4 +357,96 @@ document.addEventListener('click', function (event) {
 /** The widget page as the frame gets it: the daemon's page (bridge included) with the link script. */
 export function framedHtml(html: string, kind: WidgetKind): string {
   return kind === 'apps-sdk' ? html + LINK_SCRIPT : html;
+}
+
+// MCP Apps: what the panel needs before (or without) the host module, which comes with the SDK and is
+// loaded only when an app is shown.
+
+/**
+ * Whether a tool's `_meta` names an MCP App resource at all (`ui.resourceUri`, or the older flat
+ * `ui/resourceUri`). It needs no SDK: the panel loads `mcp-app-host.ts` (whose `mcpAppResourceUri`
+ * decides whether the URI is a valid `ui://` one) only for tools that pass this check.
+ */
+export function declaresMcpApp(meta: unknown): boolean {
+  if (!isPlainObject(meta)) return false;
+  return (
+    (isPlainObject(meta.ui) && meta.ui.resourceUri !== undefined) || meta['ui/resourceUri'] !== undefined
+  );
+}
+
+/**
+ * An MCP App's `ui/message` as one follow-up text: its text blocks, one per line; any other block is
+ * named by its type (`[image]`).
+ */
+export function mcpAppMessageText(params: unknown): string {
+  const content = isPlainObject(params) && Array.isArray(params.content) ? (params.content as unknown[]) : [];
+  return content
+    .map((block) => {
+      if (!isPlainObject(block)) return '[content]';
+      if (block.type === 'text' && typeof block.text === 'string') return block.text;
+      return `[${typeof block.type === 'string' ? block.type : 'content'}]`;
+    })
+    .join('\n');
+}
+
+/** A JSON-RPC 2.0 message by its envelope (the bridge checks the rest): what an MCP App speaks. */
+export function isJsonRpc(data: unknown): data is Record<string, unknown> & { jsonrpc: '2.0' } {
+  return isPlainObject(data) && data.jsonrpc === '2.0';
+}
+
+/** How many unanswered requests {@link RpcTraffic} remembers the method of. */
+const MAX_OPEN_REQUESTS = 1000;
+
+/**
+ * The traffic view's entries for an MCP App's JSON-RPC messages. A request or notification is shown by
+ * its method; an answer by its request's method and `:result` or `:error` (`tools/call:result`), so the
+ * two read together. An error answer, or a result with `isError` (a refused link), gets a note.
+ */
+export class RpcTraffic {
+  private seq = 0;
+  /** The method of each request not answered yet, by the direction it went and its id. */
+  private readonly open = new Map<string, string>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** A JSON-RPC message that crossed the bridge: `in` came from the app, `out` went to it. */
+  entry(direction: TrafficEntry['direction'], message: unknown): TrafficEntry {
+    if (!isJsonRpc(message)) return { ...this.ignored(message), direction };
+    const base = { seq: ++this.seq, at: this.now(), direction, data: message };
+    if (typeof message.method === 'string') {
+      if (message.id !== undefined) this.remember(requestKey(direction, message.id), message.method);
+      return { ...base, type: message.method };
+    }
+    // An answer goes the other way from its request.
+    const key = requestKey(direction === 'in' ? 'out' : 'in', message.id);
+    const method = this.open.get(key) ?? '(unknown request)';
+    this.open.delete(key);
+    if (isPlainObject(message.error)) {
+      const text = typeof message.error.message === 'string' ? message.error.message : 'no message';
+      return { ...base, type: `${method}:error`, note: `error: ${text}` };
+    }
+    const refused = isPlainObject(message.result) && message.result.isError === true;
+    if (!refused) return { ...base, type: `${method}:result` };
+    const note =
+      method === 'ui/open-link'
+        ? 'refused: only http and https links open'
+        : 'error: the result is marked isError';
+    return { ...base, type: `${method}:result`, note };
+  }
+
+  /** A message from the app's frame that is not JSON-RPC: shown, and nothing was done for it. */
+  ignored(data: unknown): TrafficEntry {
+    const type = isPlainObject(data) && typeof data.type === 'string' ? data.type : '(no type)';
+    return { seq: ++this.seq, at: this.now(), direction: 'in', type, data, ignored: true };
+  }
+
+  private remember(key: string, method: string): void {
+    this.open.set(key, method);
+    // An app that never gets (or gives) its answers must not grow this without end: oldest out first.
+    if (this.open.size > MAX_OPEN_REQUESTS) this.open.delete(this.open.keys().next().value as string);
+  }
+}
+
+function requestKey(direction: TrafficEntry['direction'], id: unknown): string {
+  return `${direction}:${typeof id}:${String(id)}`;
 }

@@ -360,3 +360,231 @@ describe('Apps-SDK widgets on the web page', () => {
     expect(web.page.url()).toBe(pageUrl);
   });
 });
+
+/** The MCP App fixture (tests/fixtures/mcp-app-server.ts), registered through the daemon's API. */
+const MCP_APP_SERVER = {
+  transport: 'stdio',
+  command: process.execPath,
+  args: [...TSX_LOADER, join(FIXTURES, 'mcp-app-server.ts')],
+  cwd: ROOT,
+};
+
+/** Registers the MCP App fixture as `apps` through the daemon API, before the app is paired. */
+async function registerMcpAppServer(daemon: TestDaemon): Promise<void> {
+  const { status } = await daemon.api('PUT', '/api/mcp/servers/apps', { config: MCP_APP_SERVER });
+  expect(status).toBe(201);
+}
+
+/** Runs show-greeting for Ada and returns the app's frame once the app has the tool input and result. */
+async function showGreeting(panel: PanelPage, widget: WidgetView): Promise<Frame> {
+  await panel.connect('apps');
+  expect(await panel.toolNames()).toEqual(expect.arrayContaining(['show-greeting', 'add']));
+  await runTool(panel, widget, 'show-greeting', { name: 'Ada' });
+  expect(await panel.resultWith('Hello, Ada!')).toContain('Hello, Ada!');
+  const frame = await widget.frame(byTestId('mcp-app-result'));
+  expect(await widget.waitInFrame(frame, '#greeting', 'Hello, Ada!')).toBe('Hello, Ada!');
+  return frame;
+}
+
+describe('MCP Apps', () => {
+  describe('in the DevTools panel', () => {
+    let ext: ExtensionBrowser;
+    let daemon: TestDaemon;
+    let panel: PanelPage;
+    let widget: WidgetView;
+    let frame: Frame;
+    let opened: string[];
+
+    beforeAll(async () => {
+      await assertGrantedPortFree();
+      ext = await launchWithExtension();
+      daemon = await startDaemonForExtension();
+      await registerMcpAppServer(daemon);
+      panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
+      // Tabs opened from here on (the panel's own is open already).
+      opened = watchNewTabs(ext.browser);
+      widget = new WidgetView(panel.page);
+      await panel.pair(GRANTED_URL, daemon.token);
+      await panel.waitUntilPaired();
+    });
+
+    afterAll(async () => {
+      await ext?.browser.close();
+      await daemon?.close();
+    });
+
+    it('renders the app of show-greeting in the sandbox page, with the tool input and result it was sent', async () => {
+      frame = await showGreeting(panel, widget);
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-input'), '{"name":"Ada"}')).toBe(
+        '{"name":"Ada"}',
+      );
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-result'), '{"greeting":"Hello, Ada!"}')).toBe(
+        '{"greeting":"Hello, Ada!"}',
+      );
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-host'), 'inspector-daemon')).toBe(
+        'inspector-daemon',
+      );
+
+      const iframe = await panel.page.$eval(byTestId('widget-frame'), (el) => ({
+        kind: el.getAttribute('data-kind'),
+        src: el.getAttribute('src'),
+        sandbox: el.getAttribute('sandbox'),
+      }));
+      expect(iframe).toEqual({
+        kind: 'mcp-app',
+        src: `chrome-extension://${ext.extensionId}/sandbox.html`,
+        sandbox: 'allow-scripts',
+      });
+      const inside = await frame.evaluate(() => ({
+        origin: self.origin,
+        html: document.documentElement.outerHTML,
+        hasOpenai: 'openai' in window,
+      }));
+      // An MCP App gets no Apps-SDK bridge, and nothing it can read carries the token.
+      expect(inside).toMatchObject({ origin: 'null', hasOpenai: false });
+      expect(inside.html).toContain('http-equiv="Content-Security-Policy"');
+      expect(JSON.stringify(inside)).not.toContain(daemon.token);
+
+      // The handshake, then the tool input and result, in the traffic view.
+      await widget.waitForMessage('out', 'ui/notifications/tool-result');
+      const types = (await widget.messages()).map((m) => `${m.direction} ${m.type}`);
+      expect(types.slice(0, 3)).toEqual([
+        'in ui/initialize',
+        'out ui/initialize:result',
+        'in ui/notifications/initialized',
+      ]);
+      expect(types).toEqual(
+        expect.arrayContaining(['out ui/notifications/tool-input', 'out ui/notifications/tool-result']),
+      );
+      expect(await widget.expandLast('ui/initialize:result')).toMatchObject({
+        result: {
+          hostInfo: { name: 'inspector-daemon' },
+          hostCapabilities: { serverTools: {}, openLinks: {}, message: { text: {} } },
+          hostContext: {
+            theme: 'light',
+            displayMode: 'inline',
+            containerDimensions: { maxHeight: 640 },
+            toolInfo: { tool: { name: 'show-greeting' } },
+          },
+        },
+      });
+      await widget.waitForMessage('in', 'ui/notifications/size-changed');
+    });
+
+    it("relays the app's tools/call add to the daemon and answers the app, which shows the sum", async () => {
+      await frame.locator(byTestId('mcp-app-add')).click();
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-sum'), '5')).toBe('5');
+      const types = (await widget.waitForMessage('out', 'tools/call:result')).map(
+        (m) => `${m.direction} ${m.type}`,
+      );
+      expect(types.indexOf('in tools/call')).toBeLessThan(types.indexOf('out tools/call:result'));
+      expect(await widget.expandLast('tools/call')).toMatchObject({
+        method: 'tools/call',
+        params: { name: 'add', arguments: { a: 2, b: 3 } },
+      });
+      expect(await widget.expandLast('tools/call:result')).toMatchObject({
+        result: { structuredContent: { sum: 5 } },
+      });
+      // The call went through the daemon: its JSON-RPC log has it, sent to the app's server.
+      const sent = daemon.daemon.bus
+        .since(0)
+        .filter((e) => e.serverId === 'apps' && e.direction === 'send')
+        .map((e) => e.message as { method?: string; params?: { name?: string; arguments?: unknown } });
+      expect(sent).toContainEqual(
+        expect.objectContaining({
+          method: 'tools/call',
+          params: expect.objectContaining({ name: 'add', arguments: { a: 2, b: 3 } }),
+        }),
+      );
+    });
+
+    it("lists the app's ui/message among the follow-up messages", async () => {
+      await frame.locator(byTestId('mcp-app-message')).click();
+      expect(await widget.followups('greeting app')).toEqual(['Hello from the greeting app']);
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-status'), 'message sent')).toBe(
+        'message sent',
+      );
+      // The rows opened above closed again, for the picture.
+      await panel.page.$$eval(`${byTestId('widget-message')} details[open]`, (els) =>
+        els.forEach((el) => el.removeAttribute('open')),
+      );
+      await panel.screenshot('mcp-app-inline');
+    });
+
+    it('tells the app when the theme changes', async () => {
+      await panel.page.evaluate(() => (document.documentElement.dataset.theme = 'dark'));
+      await frame.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+      expect(await widget.expandLast('ui/notifications/host-context-changed')).toMatchObject({
+        params: { theme: 'dark' },
+      });
+      await panel.page.evaluate(() => (document.documentElement.dataset.theme = 'light'));
+      await frame.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+    });
+
+    it('opens the https link the app asks for in a new tab and refuses every other scheme', async () => {
+      await frame.locator(byTestId('mcp-app-link')).click();
+      const tab = await ext.browser.waitForTarget((t) => t.url() === 'https://example.com/greeting');
+      await (await tab.page())?.close();
+      await panel.page.bringToFront();
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-status'), 'link opened')).toBe('link opened');
+
+      // The fixture has no such link: the app's page asks for them itself, as untrusted code could.
+      await frame.evaluate(() => {
+        for (const [id, url] of [
+          ['e2e-js', 'javascript:alert(1)'],
+          ['e2e-file', 'file:///etc/passwd'],
+        ]) {
+          window.parent.postMessage({ jsonrpc: '2.0', id, method: 'ui/open-link', params: { url } }, '*');
+        }
+      });
+      await panel.page.waitForFunction(
+        (sel: string) => document.querySelectorAll(sel).length === 2,
+        {},
+        `${byTestId('widget-message')}[data-direction="out"][data-type="ui/open-link:result"] ${byTestId('widget-message-note')}`,
+      );
+      const links = (await widget.messages()).filter((m) => m.type === 'ui/open-link:result');
+      expect(links.map((m) => m.note)).toEqual(['', 'refused', 'refused']);
+      expect(opened).toEqual(['https://example.com/greeting']);
+      // The panel stays where it was.
+      expect(panel.page.url()).toBe(ext.pageUrl('devtools-panel.html'));
+    });
+  });
+
+  describe('on the web page', () => {
+    let browser: Browser;
+    let daemon: TestDaemon;
+    let web: PanelPage;
+    let widget: WidgetView;
+
+    beforeAll(async () => {
+      daemon = await startDaemonWithWebPage();
+      await registerMcpAppServer(daemon);
+      browser = await launchBrowser();
+      web = await PanelPage.open(browser, `${daemon.url}/`);
+      widget = new WidgetView(web.page);
+      await web.pair(daemon.url, daemon.token);
+      await web.waitUntilPaired();
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+      await daemon?.close();
+    });
+
+    it('renders the app in a sandboxed srcdoc frame and relays its tools/call', async () => {
+      const frame = await showGreeting(web, widget);
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-input'), '{"name":"Ada"}')).toBe(
+        '{"name":"Ada"}',
+      );
+      const iframe = await web.page.$eval(byTestId('widget-frame'), (el) => ({
+        src: el.getAttribute('src'),
+        sandbox: el.getAttribute('sandbox'),
+        srcdoc: el.hasAttribute('srcdoc'),
+      }));
+      expect(iframe).toEqual({ src: null, sandbox: 'allow-scripts', srcdoc: true });
+      await frame.locator(byTestId('mcp-app-add')).click();
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-sum'), '5')).toBe('5');
+      await web.screenshot('web-mcp-app-inline');
+    });
+  });
+});

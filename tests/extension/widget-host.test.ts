@@ -2,17 +2,21 @@ import { describe, expect, it } from 'vitest';
 import type { HostToWidgetMessage, WidgetGlobals } from '../../shared/widgets';
 import {
   clampHeight,
+  declaresMcpApp,
   framedHtml,
   fromFrame,
   hostDisplayMode,
   type HostDisplayMode,
   INLINE_MAX_HEIGHT,
   isWebUrl,
+  isJsonRpc,
   LINK_SCRIPT,
+  mcpAppMessageText,
   MIN_FRAME_HEIGHT,
   outputTemplateOf,
   parseWidgetMessage,
   renderHtmlOf,
+  RpcTraffic,
   storableState,
   storeRequest,
   themeOf,
@@ -90,6 +94,23 @@ describe('what the panel stores for a widget', () => {
     });
     expect(body).not.toHaveProperty('toolResponseMetadata');
     expect(body.toolOutput).toEqual({ content: [], _meta: 'nope' });
+  });
+
+  it('leaves the globals out when there are none (an MCP App gets its context over the bridge)', () => {
+    const body = storeRequest({
+      serverId: 's',
+      uri: 'ui://greeting/app.html',
+      toolId: 't',
+      toolInput: { name: 'Ada' },
+      result: { content: [], structuredContent: { greeting: 'Hello, Ada!' } },
+    });
+    expect(body).toEqual({
+      serverId: 's',
+      uri: 'ui://greeting/app.html',
+      toolId: 't',
+      toolInput: { name: 'Ada' },
+      toolOutput: { greeting: 'Hello, Ada!' },
+    });
   });
 
   it('reads the theme from data-theme, light unless dark', () => {
@@ -377,5 +398,116 @@ describe('WidgetHost', () => {
       ['(no type)', true],
       ['openai:callTool', true],
     ]);
+  });
+});
+
+describe('MCP Apps in the panel', () => {
+  it('tells which tools name an app resource, new or legacy key, without the SDK', () => {
+    expect(declaresMcpApp({ ui: { resourceUri: 'ui://greeting/app.html' } })).toBe(true);
+    expect(declaresMcpApp({ 'ui/resourceUri': 'ui://greeting/app.html' })).toBe(true);
+    // Not validated here: mcpAppResourceUri decides once the host module is loaded.
+    expect(declaresMcpApp({ ui: { resourceUri: 'https://example.com/app.html' } })).toBe(true);
+    expect(declaresMcpApp({ ui: { visibility: ['app'] } })).toBe(false);
+    expect(declaresMcpApp({ 'openai/outputTemplate': 'ui://widget/counter.html' })).toBe(false);
+    expect(declaresMcpApp({ ui: 'ui://greeting/app.html' })).toBe(false);
+    expect(declaresMcpApp(undefined)).toBe(false);
+    expect(declaresMcpApp(null)).toBe(false);
+  });
+
+  it('turns ui/message content into the follow-up text, other blocks named by type', () => {
+    expect(mcpAppMessageText({ role: 'user', content: [{ type: 'text', text: 'Hello' }] })).toBe('Hello');
+    expect(
+      mcpAppMessageText({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Look:' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+          'odd',
+          { type: 'text', text: 'there' },
+        ],
+      }),
+    ).toBe('Look:\n[image]\n[content]\nthere');
+    expect(mcpAppMessageText({ role: 'user' })).toBe('');
+    expect(mcpAppMessageText(null)).toBe('');
+  });
+
+  it('knows JSON-RPC by its envelope', () => {
+    expect(isJsonRpc({ jsonrpc: '2.0', method: 'ping', id: 1 })).toBe(true);
+    expect(isJsonRpc({ jsonrpc: '1.0', method: 'ping' })).toBe(false);
+    expect(isJsonRpc({ type: 'openai:callTool' })).toBe(false);
+    expect(isJsonRpc('{"jsonrpc":"2.0"}')).toBe(false);
+    expect(isJsonRpc(null)).toBe(false);
+  });
+});
+
+describe('RpcTraffic', () => {
+  const at = 1_700_000_000_000;
+  const traffic = () => new RpcTraffic(() => at);
+
+  it('shows requests and notifications by method and each answer by its request, both ways', () => {
+    const log = traffic();
+    const init = { jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {} };
+    const entries = [
+      log.entry('in', init),
+      log.entry('out', { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2026-01-26' } }),
+      log.entry('in', { jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} }),
+      // The host's own request with the same id as one of the app's: told apart by direction.
+      log.entry('out', { jsonrpc: '2.0', id: 1, method: 'ui/resource-teardown', params: {} }),
+      log.entry('in', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add' } }),
+      log.entry('in', { jsonrpc: '2.0', id: 1, result: {} }),
+      log.entry('out', { jsonrpc: '2.0', id: 2, result: { content: [], structuredContent: { sum: 5 } } }),
+    ];
+    expect(entries.map((e) => `${e.seq} ${e.direction} ${e.type}`)).toEqual([
+      '1 in ui/initialize',
+      '2 out ui/initialize:result',
+      '3 in ui/notifications/initialized',
+      '4 out ui/resource-teardown',
+      '5 in tools/call',
+      '6 in ui/resource-teardown:result',
+      '7 out tools/call:result',
+    ]);
+    expect(entries[0]).toEqual({ seq: 1, at, direction: 'in', type: 'ui/initialize', data: init });
+    expect(entries.some((e) => e.note !== undefined || e.ignored)).toBe(false);
+  });
+
+  it('notes errors, refused links and tool errors', () => {
+    const log = traffic();
+    log.entry('in', { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: {} });
+    expect(
+      log.entry('out', { jsonrpc: '2.0', id: 'a', error: { code: -32602, message: 'Unknown tool: nope' } }),
+    ).toMatchObject({ type: 'tools/call:error', note: 'error: Unknown tool: nope' });
+    log.entry('in', { jsonrpc: '2.0', id: 'b', method: 'ui/open-link', params: { url: 'javascript:1' } });
+    expect(log.entry('out', { jsonrpc: '2.0', id: 'b', result: { isError: true } })).toMatchObject({
+      type: 'ui/open-link:result',
+      note: 'refused: only http and https links open',
+    });
+    log.entry('in', { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: {} });
+    expect(
+      log.entry('out', { jsonrpc: '2.0', id: 'c', result: { content: [], isError: true } }),
+    ).toMatchObject({
+      type: 'tools/call:result',
+      note: 'error: the result is marked isError',
+    });
+  });
+
+  it('names an answer to no known request, and forgets a request once answered', () => {
+    const log = traffic();
+    expect(log.entry('out', { jsonrpc: '2.0', id: 9, result: {} }).type).toBe('(unknown request):result');
+    log.entry('in', { jsonrpc: '2.0', id: 3, method: 'ping' });
+    expect(log.entry('out', { jsonrpc: '2.0', id: 3, result: {} }).type).toBe('ping:result');
+    expect(log.entry('out', { jsonrpc: '2.0', id: 3, result: {} }).type).toBe('(unknown request):result');
+  });
+
+  it('marks what is not JSON-RPC as ignored', () => {
+    const log = traffic();
+    expect(log.ignored({ type: 'openai:callTool' })).toEqual({
+      seq: 1,
+      at,
+      direction: 'in',
+      type: 'openai:callTool',
+      data: { type: 'openai:callTool' },
+      ignored: true,
+    });
+    expect(log.entry('in', 'hello')).toMatchObject({ seq: 2, type: '(no type)', ignored: true });
   });
 });
