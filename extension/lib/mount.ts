@@ -1,6 +1,7 @@
 import { createPinia } from 'pinia';
 import { type Component, createApp } from 'vue';
 import '../components/theme.css';
+import '../components/split-view.css';
 import { PLATFORM, type Platform } from './platform';
 
 /** Mounts one of the app's roots with its platform: the same app runs in the panel, options and web page. */

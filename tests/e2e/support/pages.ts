@@ -7,7 +7,7 @@ import { SCREENSHOT_DIR } from './paths.ts';
 export const byTestId = (id: string): string => `[data-testid="${id}"]`;
 const DIALOG = byTestId('elicitation-dialog');
 /** The tool's own form, not the elicitation dialog's (both name their inputs `field-<name>`). */
-const TOOL_FORM = 'section.detail';
+const TOOL_FORM = 'section.split-detail';
 
 /**
  * Waits until an element matching `selector` contains `text` (or, `exact`, shows just that text); on
