@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import express, { type Express } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { apiNotFound, errorMiddleware } from './http/error-middleware.ts';
+import { jsonBody } from './http/json-body.ts';
 import { staticFiles } from './http/static-files.ts';
 import { LogBus } from './logs/log-bus.ts';
 import { ClientManager } from './mcp/client-manager.ts';
@@ -19,11 +20,13 @@ import { resourcesRouter } from './routes/resources.ts';
 import { rpcLogsRouter } from './routes/rpc-logs.ts';
 import { serversRouter } from './routes/servers.ts';
 import { toolsRouter } from './routes/tools.ts';
-import { widgetsRouter } from './routes/widgets.ts';
-import { hostCheckMiddleware, isLoopbackHost } from './security/host-check-middleware.ts';
+import { widgetsRouter, widgetViewRouter } from './routes/widgets.ts';
+import { AuthFailureLimiter } from './security/auth-failure-limiter.ts';
+import { allowedHostSet, hostCheckMiddleware, isLoopbackHost } from './security/host-check-middleware.ts';
 import { originMiddleware } from './security/origin-middleware.ts';
 import { tokenMiddleware } from './security/token-middleware.ts';
 import { loadOrCreateToken } from './security/token-store.ts';
+import { checkServerConfigs } from './servers/check-config.ts';
 import { parseMcpServers } from './servers/registry-file.ts';
 import { WidgetStore } from './widgets/widget-store.ts';
 
@@ -78,6 +81,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     let servers: ReturnType<typeof parseMcpServers>;
     try {
       servers = parseMcpServers(JSON.parse(await readFile(options.configFile, 'utf8')), options.configFile);
+      checkServerConfigs(servers.map(({ id, config }) => ({ path: `mcpServers.${id}`, config })));
     } catch (error) {
       throw new StartupError(`Cannot import --config ${options.configFile}: ${(error as Error).message}`);
     }
@@ -92,12 +96,17 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   app.set('etag', false);
   app.set('trust proxy', false);
   // Host first: a rebinding page must learn nothing, not even whether the token was right.
-  app.use(hostCheckMiddleware({ allowedHosts: [...options.allowedHosts, options.host] }));
+  const allowedHosts = [...options.allowedHosts, options.host];
+  app.use(hostCheckMiddleware({ allowedHosts }));
   app.use(originMiddleware({ development }));
   app.use('/api/mcp/health', healthRouter(options.mode, Date.now()));
 
+  const limiter = new AuthFailureLimiter({ limit: options.authFailuresPerMinute, windowMs: 60_000 });
   const api = express.Router();
-  api.use(tokenMiddleware({ token }));
+  api.use(widgetViewRouter(manager, widgets));
+  // Without a token, the Origin is all that tells a known page from anything else: it must be there.
+  if (token === null) api.use(originMiddleware({ development, requireOrigin: true }));
+  api.use(tokenMiddleware({ token, limiter }));
   if (options.rateLimitPerMinute > 0) {
     api.use(
       rateLimit({
@@ -113,7 +122,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       }),
     );
   }
-  api.use(express.json({ limit: options.bodyLimitBytes }));
+  api.use(jsonBody(options.bodyLimitBytes));
   api.use('/servers', serversRouter(manager, executions));
   api.use('/tools', toolsRouter(manager, executions));
   // At the API root: the widget routes span both families, /resources/widget… and /openai/widget….
@@ -158,7 +167,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         bus,
         events,
         token,
-        allowedHosts: new Set([...options.allowedHosts, options.host].map((h) => h.toLowerCase())),
+        allowedHosts: allowedHostSet(allowedHosts),
+        limiter,
         development,
         pingMs: options.sseKeepaliveMs,
         maxBufferedBytes: options.sseMaxBufferedBytes,

@@ -24,6 +24,8 @@ export interface DaemonOptions {
   bodyLimitBytes: number;
   /** Requests per client per minute; 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** Failed token checks per client (address and Origin) per minute; past it the client gets 429. */
+  authFailuresPerMinute: number;
   /** How long a stored widget record lives (SPEC part 8: 1 hour). */
   widgetTtlMs: number;
   /** The built web app, served in production mode when it exists. */
@@ -53,6 +55,7 @@ export function defaultOptions(overrides: Partial<DaemonOptions> = {}): DaemonOp
     sseMaxBufferedBytes: 1024 * 1024,
     bodyLimitBytes: 4 * 1024 * 1024,
     rateLimitPerMinute: 20_000,
+    authFailuresPerMinute: 20,
     widgetTtlMs: WIDGET_TTL_MS,
     staticDir: join(import.meta.dirname, '..', 'dist', 'client'),
     log: (line) => console.log(line),

@@ -4,9 +4,11 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { LiveMessage } from '../../shared/live.ts';
 import type { LogBus } from '../logs/log-bus.ts';
+import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
 import { hostAllowed } from '../security/host-check-middleware.ts';
-import { originAllowed } from '../security/origin-middleware.ts';
+import { originRefusal } from '../security/origin-middleware.ts';
 import { presentedToken, tokenMatches } from '../security/token-middleware.ts';
+import { stringifyLive } from '../logs/serialise.ts';
 import { VERSION } from '../version.ts';
 import type { LiveEvents } from './live-events.ts';
 
@@ -16,7 +18,10 @@ export interface LiveChannelOptions {
   bus: LogBus;
   events: LiveEvents;
   token: string | null;
+  /** Canonical `--allowed-host` names (see `allowedHostSet`). */
   allowedHosts: ReadonlySet<string>;
+  /** Shared with the HTTP token check: failed attempts count once, whichever door they knock on. */
+  limiter?: AuthFailureLimiter;
   development: boolean;
   pingMs: number;
   /** A client whose unsent data passes this is closed (code 4008); it resumes with `since`. */
@@ -40,11 +45,18 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== LIVE_PATH) return refuse(socket, 404, 'Not Found');
     if (!hostAllowed(req.headers.host, options.allowedHosts)) return refuse(socket, 403, 'Forbidden');
-    if (!originAllowed(req.headers.origin, req.headers.host, options.development)) {
-      return refuse(socket, 403, 'Forbidden');
-    }
-    if (options.token !== null && !tokenMatches(options.token, presentedToken(req))) {
-      return refuse(socket, 401, 'Unauthorized');
+    const rules = { development: options.development, requireOrigin: options.token === null };
+    if (originRefusal(req.headers, rules)) return refuse(socket, 403, 'Forbidden');
+    if (options.token !== null) {
+      const limiter = options.limiter;
+      const key = limiter?.keyOf(req);
+      if (key !== undefined && limiter?.blockedFor(key) !== undefined) {
+        return refuse(socket, 429, 'Too Many Requests');
+      }
+      if (!tokenMatches(options.token, presentedToken(req, true))) {
+        if (key !== undefined) limiter?.fail(key);
+        return refuse(socket, 401, 'Unauthorized');
+      }
     }
     wss.handleUpgrade(req, socket, head, (ws) => serve(ws, url.searchParams));
   });
@@ -58,7 +70,7 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
         ws.close(4008, 'Too slow: resume with since');
         return;
       }
-      ws.send(JSON.stringify(message));
+      ws.send(stringifyLive(message));
     };
     const lastSeq = options.bus.last(1)[0]?.seq ?? 0;
     ws.send(JSON.stringify({ type: 'hello', bootId, version: VERSION, lastSeq } satisfies LiveMessage));
@@ -73,7 +85,7 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
         : Number.isInteger(replay) && replay > 0
           ? options.bus.last(replay)
           : [];
-    for (const entry of backlog) ws.send(JSON.stringify({ type: 'rpc', entry } satisfies LiveMessage));
+    for (const entry of backlog) ws.send(stringifyLive({ type: 'rpc', entry }));
 
     const unsubscribeLog = options.bus.subscribe((entry) => send({ type: 'rpc', entry }));
     const unsubscribeEvents = options.events.subscribe(send);

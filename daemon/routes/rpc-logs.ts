@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { Router } from 'express';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import type { LogBus } from '../logs/log-bus.ts';
+import { stringifyEntry } from '../logs/serialise.ts';
 
 export interface RpcLogsOptions {
   keepaliveMs: number;
@@ -40,7 +41,7 @@ export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
     };
     const wants = (entry: RpcLogEntry): boolean => !wanted || wanted.has(entry.serverId);
     const write = (entry: RpcLogEntry): void => {
-      res.write(`id: ${entry.seq}\ndata: ${JSON.stringify(entry)}\n\n`);
+      res.write(`id: ${entry.seq}\ndata: ${stringifyEntry(entry)}\n\n`);
     };
     // The replay is bounded by the ring buffer, so it is written whole; the same tick then subscribes,
     // so nothing is missed or sent twice between the two.

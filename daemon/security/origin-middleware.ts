@@ -1,32 +1,58 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension|safari-web-extension):\/\/[A-Za-z0-9.-]+$/;
 export const DEV_SERVER_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
 
 /**
- * A browser sends Origin on cross-site requests. Only the daemon's own page, extension pages and (in
- * development) the dev server may call the API; any other site is refused before a handler runs, so a
- * web page the developer happens to visit cannot drive the daemon. Allowed cross-origin callers get CORS
- * headers; preflights end here.
+ * The daemon's own page, an extension page, or in development the dev server. The Host header was
+ * checked first (loopback or `--allowed-host` only), so `http://<Host>` is this daemon's own origin.
  */
-/** No Origin (not a browser), the daemon's own page, an extension, or in development the dev server. */
-export function originAllowed(
-  origin: string | undefined,
-  host: string | undefined,
-  development: boolean,
-): boolean {
-  if (origin === undefined || origin === `http://${host ?? ''}`) return true;
+export function originAllowed(origin: string, host: string | undefined, development: boolean): boolean {
+  if (origin === `http://${host ?? ''}`) return true;
   return EXTENSION_ORIGIN.test(origin) || (development && DEV_SERVER_ORIGINS.includes(origin));
 }
 
-export function originMiddleware(options: { development: boolean }): RequestHandler {
+/**
+ * Whether a request without an Origin header may go on. Browsers always send Origin, except on a
+ * same-origin GET, which they mark `Sec-Fetch-Site: same-origin` (the daemon's own web page). Programs
+ * send neither. With auth off nothing but the Origin tells a page from a program, so a request that
+ * has neither is refused, as the official inspector's proxy refuses it.
+ */
+function missingOriginAllowed(headers: IncomingHttpHeaders, requireOrigin: boolean): boolean {
+  return !requireOrigin || headers['sec-fetch-site'] === 'same-origin';
+}
+
+/** The 403 text for a request the Origin rules refuse, or `undefined` when it may go on. */
+export function originRefusal(
+  headers: IncomingHttpHeaders,
+  options: { development: boolean; requireOrigin: boolean },
+): string | undefined {
+  const origin = headers.origin;
+  if (origin === undefined) {
+    if (missingOriginAllowed(headers, options.requireOrigin)) return undefined;
+    return 'Forbidden: no Origin header. With --no-auth the daemon answers only browser pages it knows (they send Origin); a program sends the Origin of the daemon itself, e.g. "Origin: http://127.0.0.1:6274", or runs the daemon with its token';
+  }
+  if (originAllowed(origin, headers.host, options.development)) return undefined;
+  return `Forbidden Origin ${JSON.stringify(origin.slice(0, 200))}: only the daemon's own page and browser extensions may call it`;
+}
+
+/**
+ * A browser sends Origin on cross-site requests. Only the daemon's own page, extension pages and (in
+ * development) the dev server may call the API; any other site is refused before a handler runs, so a
+ * web page the developer happens to visit cannot drive the daemon. Allowed cross-origin callers get CORS
+ * headers; preflights end here. `requireOrigin` (auth off) also refuses requests that carry no Origin.
+ */
+export function originMiddleware(options: { development: boolean; requireOrigin?: boolean }): RequestHandler {
+  const rules = { development: options.development, requireOrigin: options.requireOrigin ?? false };
   return (req: Request, res: Response, next: NextFunction) => {
-    const origin = req.headers.origin;
-    if (origin === undefined || origin === `http://${req.headers.host ?? ''}`) return next();
-    if (!originAllowed(origin, req.headers.host, options.development)) {
-      res.status(403).json({ error: `Forbidden Origin "${origin}"` });
+    const refusal = originRefusal(req.headers, rules);
+    if (refusal) {
+      res.status(403).json({ error: refusal });
       return;
     }
+    const origin = req.headers.origin;
+    if (origin === undefined || origin === `http://${req.headers.host ?? ''}`) return next();
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Vary', 'Origin');
     if (req.method === 'OPTIONS') {

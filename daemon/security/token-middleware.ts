@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AuthFailureLimiter } from './auth-failure-limiter.ts';
 
 export const TOKEN_HEADER = 'x-inspector-token';
 
@@ -15,20 +16,47 @@ export function tokenMatches(expected: string | Buffer, given: string | undefine
   return timingSafeEqual(typeof expected === 'string' ? digest(expected) : expected, digest(given));
 }
 
-/** The header, or `?token=` where a browser API cannot set headers (EventSource, WebSocket). */
-export function presentedToken(req: IncomingMessage): string | undefined {
+/**
+ * The header, or `?token=` when `allowQuery`: only where a browser API cannot set headers (EventSource,
+ * WebSocket). A page a widget can read must never take it from its address, where `location`,
+ * `document.baseURI` or a referrer would hand it to widget code.
+ */
+export function presentedToken(req: IncomingMessage, allowQuery: boolean): string | undefined {
   const header = req.headers[TOKEN_HEADER];
   if (typeof header === 'string') return header;
+  if (!allowQuery) return undefined;
   const query = new URL(req.url ?? '/', 'http://localhost').searchParams.get('token');
   return query ?? undefined;
 }
 
+/** Paths under /api/mcp that take `?token=`: the EventSource log stream. (The WebSocket checks its own.) */
+const QUERY_TOKEN_PATHS = /^\/rpc-logs\/?$/;
+
+const QUERY_REFUSED =
+  'Unauthorized: send the token in the X-Inspector-Token header; ?token= is accepted only by /api/mcp/rpc-logs and /api/mcp/ws';
+
 /** Every API route but health needs the token; there are no exemptions for "internal" routes. */
-export function tokenMiddleware(options: { token: string | null }): RequestHandler {
+export function tokenMiddleware(options: {
+  token: string | null;
+  limiter?: AuthFailureLimiter;
+}): RequestHandler {
   const expected = options.token === null ? null : digest(options.token);
+  const limiter = options.limiter;
   return (req: Request, res: Response, next: NextFunction) => {
     if (expected === null || req.method === 'OPTIONS') return next();
-    if (tokenMatches(expected, presentedToken(req))) return next();
-    res.status(401).json({ error: 'Unauthorized' });
+    const key = limiter?.keyOf(req);
+    const retryAfter = key !== undefined ? limiter?.blockedFor(key) : undefined;
+    if (retryAfter !== undefined) {
+      res.setHeader('Retry-After', String(retryAfter));
+      res
+        .status(429)
+        .json({ error: `Too many failed attempts to authenticate: try again in ${retryAfter} s` });
+      return;
+    }
+    const allowQuery = QUERY_TOKEN_PATHS.test(req.path);
+    if (tokenMatches(expected, presentedToken(req, allowQuery))) return next();
+    if (key !== undefined) limiter?.fail(key);
+    const queryOnly = !allowQuery && req.headers[TOKEN_HEADER] === undefined && 'token' in req.query;
+    res.status(401).json({ error: queryOnly ? QUERY_REFUSED : 'Unauthorized' });
   };
 }

@@ -134,11 +134,34 @@ describe('live channel upgrade checks', () => {
     expect(await refusal(liveUrl(d, { token: d.token }, '/api/mcp/ws/more'))).toBe(404);
   });
 
-  it('connects without a token when auth is off', async () => {
+  it('connects without a token when auth is off, from a page whose Origin it knows', async () => {
     const d = await daemonWith({}, { token: null });
-    const connection = await live(d, { token: undefined });
+    const connection = await openLive(d, { token: undefined }, { origin: d.url });
+    onTestFinished(() => connection.close());
     await connection.until((m) => m.length > 0);
     expect(connection.messages[0]?.type).toBe('hello');
+  });
+
+  it('refuses an upgrade without Origin when auth is off', async () => {
+    const d = await daemonWith({}, { token: null });
+    expect(await refusal(liveUrl(d))).toBe(403);
+  });
+
+  it('refuses an upgrade whose Host only starts like a loopback address', async () => {
+    const d = await daemonWith();
+    for (const host of ['127.0.0.1.evil.example', '127.evil.example', '127.0.0.1.nip.io']) {
+      const port = new URL(d.url).port;
+      expect(await refusal(liveUrl(d, { token: d.token }), { headers: { Host: `${host}:${port}` } })).toBe(
+        403,
+      );
+    }
+  });
+
+  it('answers 429 to upgrades once a client has failed the token too often, even with the right one', async () => {
+    const d = await daemonWith({}, { authFailuresPerMinute: 3 });
+    for (let i = 0; i < 3; i++)
+      expect(await refusal(liveUrl(d, { token: 'wrong-token-0000000000' }))).toBe(401);
+    expect(await refusal(liveUrl(d, { token: d.token }))).toBe(429);
   });
 });
 

@@ -90,11 +90,16 @@ describe('token', () => {
     expect(response.body).toEqual({ servers: [] });
   });
 
-  it('accepts the token as ?token= on the server list', async () => {
+  it.each([
+    ['GET', '/api/mcp/servers/'],
+    ['POST', '/api/mcp/tools/list'],
+    ['GET', '/api/mcp/resources/widget/some-widget'],
+    ['GET', '/api/mcp/openai/widget-content/some-widget'],
+  ])('refuses the token as ?token= on %s %s, saying where it goes instead', async (method, path) => {
     const d = await daemon();
-    const response = await raw(d, `/api/mcp/servers/?token=${d.token}`);
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ servers: [] });
+    const response = await raw(d, `${path}?token=${d.token}`, { method });
+    expect(response.status).toBe(401);
+    expect(response.body.error).toMatch(/X-Inspector-Token header; \?token= is accepted only by/);
   });
 
   it('accepts the token as ?token= on the log stream', async () => {
@@ -106,12 +111,34 @@ describe('token', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
   });
 
-  it('needs no token when auth is off on loopback', async () => {
+  it('needs no token when auth is off on loopback, from the daemon page or an extension', async () => {
     const d = await daemon({ token: null });
     expect(d.daemon.token).toBeNull();
-    const response = await raw(d, '/api/mcp/servers/');
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ servers: [] });
+    const own = await raw(d, '/api/mcp/servers/', { headers: { Origin: `http://127.0.0.1:${portOf(d)}` } });
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual({ servers: [] });
+    const extension = await raw(d, '/api/mcp/servers/', { headers: { Origin: EXTENSION } });
+    expect(extension.status).toBe(200);
+    // The web page's own GETs carry no Origin, but browsers mark them same-origin.
+    const samePage = await raw(d, '/api/mcp/servers/', { headers: { 'Sec-Fetch-Site': 'same-origin' } });
+    expect(samePage.status).toBe(200);
+  });
+
+  it('refuses API requests without Origin when auth is off, and says what to send', async () => {
+    const d = await daemon({ token: null });
+    for (const [method, path] of [
+      ['GET', '/api/mcp/servers/'],
+      ['PUT', '/api/mcp/servers/x'],
+      ['GET', '/api/mcp/rpc-logs'],
+    ] as const) {
+      const response = await raw(d, path, { method });
+      expect(response.status).toBe(403);
+      expect(response.body.error).toMatch(/no Origin header.*--no-auth/);
+    }
+    const crossSite = await raw(d, '/api/mcp/servers/', { headers: { 'Sec-Fetch-Site': 'cross-site' } });
+    expect(crossSite.status).toBe(403);
+    // Health needs no credential at all, so it needs no Origin either.
+    expect((await raw(d, '/api/mcp/health')).status).toBe(200);
   });
 
   it('refuses to start without auth on a non-loopback address', async () => {
@@ -163,6 +190,52 @@ describe('Host header check', () => {
       headers: { Host: `${name}:${portOf(d)}`, 'X-Inspector-Token': d.token },
     });
     expect(response.status).toBe(200);
+  });
+
+  it.each([
+    '127.0.0.1.evil.example',
+    '127.evil.example',
+    '127.0.0.1.nip.io',
+    'localhost.evil.example',
+    'sub.localhost',
+    '0.0.0.0',
+    'a@127.0.0.1',
+    '127.0.0.1:99999',
+    '[::2]',
+  ])('answers 403 to the Host %s, which is no loopback address', async (host) => {
+    const d = await daemon();
+    for (const path of ['/api/mcp/servers/', '/api/mcp/rpc-logs', '/api/mcp/health']) {
+      const response = await raw(d, path, { headers: { Host: host, 'X-Inspector-Token': d.token } });
+      expect(response.status).toBe(403);
+      expect(response.body.error).toMatch(/^Forbidden Host header/);
+    }
+  });
+
+  it('names the flag that allows a host in its 403', async () => {
+    const d = await daemon();
+    const response = await raw(d, '/api/mcp/servers/', {
+      headers: { Host: `Inspector.Example:${portOf(d)}`, 'X-Inspector-Token': d.token },
+    });
+    expect(response.status).toBe(403);
+    expect(response.body.error).toMatch(/start it with --allowed-host inspector\.example$/);
+  });
+
+  it.each(['127.0.0.2', '127.1', '0x7f.0.0.1', '[0:0:0:0:0:0:0:1]', '[::ffff:127.0.0.1]', 'LOCALHOST'])(
+    'lets the loopback literal %s through however it is written',
+    async (host) => {
+      const d = await daemon();
+      const response = await raw(d, '/api/mcp/servers/', {
+        headers: { Host: `${host}:${portOf(d)}`, 'X-Inspector-Token': d.token },
+      });
+      expect(response.status).toBe(200);
+    },
+  );
+
+  it('does not take a rebinding Host as the origin of its own page, with auth off', async () => {
+    const d = await daemon({ token: null });
+    const host = `127.0.0.1.evil.example:${portOf(d)}`;
+    const response = await raw(d, '/api/mcp/servers/', { headers: { Host: host, Origin: `http://${host}` } });
+    expect(response.status).toBe(403);
   });
 
   it('lets a host given in allowedHosts through', async () => {
@@ -262,5 +335,35 @@ describe('Origin check', () => {
     });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ servers: [] });
+  });
+});
+
+describe('failed authentication', () => {
+  it('answers 429 with Retry-After once a client has failed the token too often, even with the right token', async () => {
+    const d = await daemon({ authFailuresPerMinute: 5 });
+    for (let i = 0; i < 5; i++) {
+      expect(
+        (await raw(d, '/api/mcp/servers/', { headers: { 'X-Inspector-Token': `guess-${i}` } })).status,
+      ).toBe(401);
+    }
+    const blocked = await raw(d, '/api/mcp/servers/', { headers: { 'X-Inspector-Token': d.token } });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.body.error).toMatch(/Too many failed attempts/);
+  });
+
+  it('keeps serving another client (another Origin) while one is blocked', async () => {
+    const d = await daemon({ authFailuresPerMinute: 2 });
+    for (let i = 0; i < 3; i++)
+      await raw(d, '/api/mcp/servers/', { headers: { 'X-Inspector-Token': 'guess' } });
+    const extension = await raw(d, '/api/mcp/servers/', {
+      headers: { Origin: EXTENSION, 'X-Inspector-Token': d.token },
+    });
+    expect(extension.status).toBe(200);
+  });
+
+  it('never counts good requests', async () => {
+    const d = await daemon({ authFailuresPerMinute: 2 });
+    for (let i = 0; i < 50; i++) expect((await d.api('GET', '/api/mcp/servers/')).status).toBe(200);
   });
 });

@@ -1,0 +1,60 @@
+import type { IncomingMessage } from 'node:http';
+
+export interface AuthFailureLimiterOptions {
+  /** Failed attempts a client may make per window before every attempt of it is refused. */
+  limit: number;
+  windowMs: number;
+  /** At most this many clients are tracked; the oldest window goes first. */
+  maxClients?: number;
+}
+
+interface Window {
+  failures: number;
+  resetAt: number;
+}
+
+/**
+ * Counts failed token checks per client and refuses a client that failed too often, before its token
+ * is even compared, so guessing is capped at `limit` a window. Good traffic is never counted: only the
+ * general rate limit applies to it. A client is its address plus its Origin, so a web page (or a
+ * program) guessing does not lock out the extension on the same machine. It is consulted synchronously
+ * by the HTTP middleware and the WebSocket upgrade alike, so both share one count (express-rate-limit
+ * counts every request and answers asynchronously, which fits neither).
+ */
+export class AuthFailureLimiter {
+  private readonly windows = new Map<string, Window>();
+  private readonly maxClients: number;
+
+  constructor(private readonly options: AuthFailureLimiterOptions) {
+    this.maxClients = options.maxClients ?? 10_000;
+  }
+
+  keyOf(req: IncomingMessage): string {
+    return `${req.socket.remoteAddress ?? ''} ${req.headers.origin ?? ''}`;
+  }
+
+  /** Seconds until the client may try again, or `undefined` when it may try now. */
+  blockedFor(key: string, now = Date.now()): number | undefined {
+    const window = this.windows.get(key);
+    if (!window) return undefined;
+    if (now >= window.resetAt) {
+      this.windows.delete(key);
+      return undefined;
+    }
+    return window.failures >= this.options.limit ? Math.ceil((window.resetAt - now) / 1000) : undefined;
+  }
+
+  fail(key: string, now = Date.now()): void {
+    let window = this.windows.get(key);
+    if (!window || now >= window.resetAt) {
+      this.windows.delete(key);
+      window = { failures: 0, resetAt: now + this.options.windowMs };
+      this.windows.set(key, window);
+      for (const oldest of this.windows.keys()) {
+        if (this.windows.size <= this.maxClients) break;
+        this.windows.delete(oldest);
+      }
+    }
+    window.failures++;
+  }
+}
