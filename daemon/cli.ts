@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createDaemon, type Daemon, StartupError } from './app.ts';
+import { installLastResortHandlers } from './last-resort.ts';
 import { type DaemonOptions, defaultDataDir, defaultOptions } from './options.ts';
 import { VERSION } from './version.ts';
 
@@ -95,6 +96,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     fail(`cannot start: ${(error as Error).message}`);
   }
 
+  installLastResortHandlers((line) => console.error(line));
   console.log(`inspector-daemon listening on ${url} (${options.mode})`);
   if (daemon.token === null) {
     console.error(

@@ -36,6 +36,12 @@ export function describeProblems(errors: ErrorObject[] | null | undefined): stri
   return [...problems];
 }
 
+/** Every problem of a value against a schema; none when it is valid. */
+export function problemsOf(schema: object, value: unknown): string[] {
+  const check = compile(schema);
+  return check(value) ? [] : describeProblems(check.errors);
+}
+
 export function validate<T>(schema: object, value: unknown): T {
   if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest('body: must be a JSON object sent with Content-Type: application/json');

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { everythingStdio, startDaemon, type TestDaemon } from './helpers.ts';
 
@@ -159,5 +160,80 @@ describe('502 MCP server errors', () => {
     const response = await d.api('POST', '/api/mcp/tools/list', { serverId: 'missing' });
     expect(response.status).toBe(502);
     expect(response.body.mcpError.stack).toMatch(/^UpstreamError: Command not found/);
+  });
+});
+
+describe('client errors are 4xx, never 500', () => {
+  it('answers a body that does not decode as its Content-Encoding with 400', async () => {
+    const d = await daemon();
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const response = await d.api('POST', '/api/mcp/tools/list', '{"serverId":"x"}', {
+        'Content-Encoding': encoding,
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        error: `body: does not decode as its Content-Encoding "${encoding}" says`,
+      });
+    }
+    const unknown = await d.api('POST', '/api/mcp/tools/list', '{}', { 'Content-Encoding': 'zip-zap' });
+    expect(unknown.status).toBe(415);
+    expectErrorBody(unknown.body);
+  });
+
+  it.each([
+    ['GET', '/api/mcp/servers/%'],
+    ['PUT', '/api/mcp/servers/%E0%A4%A'],
+    ['POST', '/api/mcp/servers/%zz/connect'],
+    ['GET', '/api/mcp/servers/a/resources/%'],
+  ])('answers a bad percent escape in %s %s with 400', async (method, path) => {
+    const d = await daemon();
+    const response = await d.api(method, path, method === 'GET' ? undefined : {});
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/^path: malformed percent-encoding/);
+  });
+
+  it('answers an import whose URL is not a URL with 400, naming the server, and stores nothing', async () => {
+    const d = await daemon();
+    for (const url of ['not a url', 'http://', 'ftp://example.com/mcp']) {
+      const response = await d.api('POST', '/api/mcp/servers/import', { mcpServers: { remote: { url } } });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatch(/^mcpServers\.remote\.url: /);
+    }
+    const wrongScheme = await d.api('POST', '/api/mcp/servers/import', {
+      mcpServers: { remote: { url: 'http://127.0.0.1:1/mcp', type: 'websocket' } },
+    });
+    expect(wrongScheme.body.error).toBe('mcpServers.remote.url: a websocket server needs ws:// or wss://');
+    expect((await d.api('GET', '/api/mcp/servers/')).body.servers).toEqual([]);
+  });
+
+  it('answers a PUT whose URL does not parse with 400', async () => {
+    const d = await daemon();
+    const response = await d.api('PUT', '/api/mcp/servers/remote', {
+      config: { transport: 'http', url: 'http://' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'config.url: is not a valid URL' });
+  });
+
+  it('answers a declared Content-Length over the limit with 413 at once, without waiting for the body', async () => {
+    const d = await daemon();
+    const { port } = new URL(d.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      // The headers and a first byte, then nothing: a server that waited for the rest would hold the
+      // socket until its request time-out, far beyond this test's.
+      socket.write(
+        `POST /api/mcp/tools/list HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Inspector-Token: ${d.token}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{',
+      );
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('{"error":"body: 1000000000 bytes is larger than the limit of 4194304 bytes"}');
   });
 });

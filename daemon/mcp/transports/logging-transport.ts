@@ -1,9 +1,28 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../../../shared/json-depth.ts';
 
 export type MessageLogger = (direction: 'send' | 'receive', message: JSONRPCMessage) => void;
 
-/** Wraps any transport so every JSON-RPC message, both ways, reaches the log bus exactly as it travelled. */
+/** The `data` of the error that stands in for a server's message nested too deep to pass on. */
+export const TOO_DEEP_DATA = { reason: 'message-too-deep', limit: MAX_MESSAGE_DEPTH } as const;
+
+const TOO_DEEP_TEXT = `nests objects and arrays more than ${MAX_MESSAGE_DEPTH} levels deep, more than the daemon passes on`;
+
+/** What the log shows instead of a message too deep to serialise: its envelope and why the rest is gone. */
+export function tooDeepPlaceholder(message: JSONRPCMessage): JSONRPCMessage {
+  const envelope: Record<string, unknown> = { jsonrpc: '2.0' };
+  if ('id' in message) envelope.id = message.id;
+  if ('method' in message) envelope.method = message.method;
+  envelope._inspector = { truncated: true, reason: `This message ${TOO_DEEP_TEXT}; it is not shown.` };
+  return envelope as JSONRPCMessage;
+}
+
+/**
+ * Wraps any transport so every JSON-RPC message, both ways, reaches the log bus exactly as it travelled,
+ * and so that no message nested deeper than MAX_MESSAGE_DEPTH reaches the daemon's code: every later
+ * step (the log stream, the live channel, the HTTP answer) serialises it again, recursively.
+ */
 export class LoggingTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -15,14 +34,7 @@ export class LoggingTransport implements Transport {
     readonly inner: Transport,
     private readonly log: MessageLogger,
   ) {
-    inner.onmessage = (message) => {
-      this.log('receive', message);
-      // The SDK handles notifications a microtask later but responses at once, and a response drops its
-      // request's progress handler: a final progress read in the same chunk as the result would be lost
-      // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order.
-      if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message));
-      else this.onmessage?.(message);
-    };
+    inner.onmessage = (message) => this.receive(message);
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
   }
@@ -36,7 +48,7 @@ export class LoggingTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.log('send', message);
+    this.log('send', exceedsDepth(message, MAX_MESSAGE_DEPTH) ? tooDeepPlaceholder(message) : message);
     return this.inner.send(message, options);
   }
 
@@ -47,5 +59,51 @@ export class LoggingTransport implements Transport {
   setProtocolVersion(version: string): void {
     this.protocolVersion = version;
     this.inner.setProtocolVersion?.(version);
+  }
+
+  private receive(message: JSONRPCMessage): void {
+    if (exceedsDepth(message, MAX_MESSAGE_DEPTH)) {
+      this.log('receive', tooDeepPlaceholder(message));
+      this.refuseTooDeep(message);
+      return;
+    }
+    this.log('receive', message);
+    this.deliver(message);
+  }
+
+  /**
+   * A response too deep becomes an error response to the same request, so the call still answers
+   * (502, saying why); a request from the server is answered with an error; a notification is dropped.
+   */
+  private refuseTooDeep(message: JSONRPCMessage): void {
+    const isRequest = 'method' in message && 'id' in message;
+    const isResponse = 'id' in message && !('method' in message);
+    if (isResponse) {
+      this.deliver({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: {
+          code: ErrorCode.InternalError,
+          message: `The server's response ${TOO_DEEP_TEXT}`,
+          data: TOO_DEEP_DATA,
+        },
+      });
+    } else if (isRequest) {
+      const answer: JSONRPCMessage = {
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: ErrorCode.InvalidRequest, message: `The request ${TOO_DEEP_TEXT}` },
+      };
+      this.log('send', answer);
+      this.inner.send(answer).catch((error: unknown) => this.onerror?.(error as Error));
+    }
+  }
+
+  private deliver(message: JSONRPCMessage): void {
+    // The SDK handles notifications a microtask later but responses at once, and a response drops its
+    // request's progress handler: a final progress read in the same chunk as the result would be lost
+    // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order.
+    if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message));
+    else this.onmessage?.(message);
   }
 }
