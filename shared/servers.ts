@@ -104,31 +104,3 @@ export function entryFromConfig(name: string, id: string, config: ServerConfig):
   }
   return entry;
 }
-
-/** Every value of `env` and `headers` is treated as a secret: the wire and the logs only see the mask. */
-export function maskConfig(config: ServerConfig): ServerConfig {
-  const mask = (values: Record<string, string>): Record<string, string> =>
-    Object.fromEntries(Object.keys(values).map((key) => [key, MASKED_SECRET]));
-  if (config.transport === 'stdio') return config.env ? { ...config, env: mask(config.env) } : config;
-  return config.headers ? { ...config, headers: mask(config.headers) } : config;
-}
-
-/** A PUT may send masked values back: those keep what was stored under the same key. */
-export function unmaskConfig(incoming: ServerConfig, stored: ServerConfig | undefined): ServerConfig {
-  const keep = (values: Record<string, string> | undefined, previous: Record<string, string> | undefined) =>
-    values &&
-    Object.fromEntries(
-      Object.entries(values).map(([key, value]) => [
-        key,
-        value === MASKED_SECRET && previous?.[key] !== undefined ? previous[key] : value,
-      ]),
-    );
-  if (incoming.transport === 'stdio') {
-    const previous = stored?.transport === 'stdio' ? stored.env : undefined;
-    const env = keep(incoming.env, previous);
-    return env ? { ...incoming, env } : incoming;
-  }
-  const previous = stored && stored.transport !== 'stdio' ? stored.headers : undefined;
-  const headers = keep(incoming.headers, previous);
-  return headers ? { ...incoming, headers } : incoming;
-}

@@ -1,41 +1,46 @@
 import type { ServerConfig } from '../../shared/servers.ts';
 
-/** Names that say their value is a credential. */
-const SECRET_NAME = /key|token|secret|pass|auth|cred|session|cookie|private|signature|bearer|pat$/i;
-/** A value that looks generated (letters and digits, no spaces) is treated as a credential whatever its name. */
-const LOOKS_GENERATED = /^(?=.*[A-Za-z])(?=.*\d)\S{12,}$/;
+/** Shorter values are masked on the wire but not replaced in free text, where "1" or "on" would be everywhere. */
+const MIN_REDACTED_LENGTH = 4;
 
-function isSecret(name: string, value: string): boolean {
-  return (SECRET_NAME.test(name) && value.length >= 4) || LOOKS_GENERATED.test(value);
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 /**
  * The strings of a server's config that must never show in an error, a log line or the log stream:
- * credential-like env and header values, and URL credentials and query values. (On the wire every env
- * and header value is masked; in free text only these are replaced, so `production` or `true` stay
- * readable.)
+ * every env and header value (a credential's name is no guide: `DATABASE_URL` holds a password), the
+ * credential of a `Scheme credential` header on its own, and a URL's userinfo and query values.
  */
 export function secretsOf(config: ServerConfig): string[] {
   const secrets: string[] = [];
   const named = config.transport === 'stdio' ? config.env : config.headers;
-  for (const [name, value] of Object.entries(named ?? {})) {
-    if (isSecret(name, value)) secrets.push(value);
+  for (const value of Object.values(named ?? {})) {
+    secrets.push(value);
     // "Bearer abc…": the credential alone may appear elsewhere too.
-    const scheme = /^\w+ (\S{4,})$/.exec(value);
-    if (scheme?.[1] && isSecret(name, value)) secrets.push(scheme[1]);
+    const scheme = /^\w+ (\S+)$/.exec(value);
+    if (scheme?.[1]) secrets.push(scheme[1]);
   }
   if (config.transport !== 'stdio') {
     try {
       const url = new URL(config.url);
       for (const value of [url.username, url.password, ...url.searchParams.values()]) {
-        if (value.length >= 4) secrets.push(value);
+        secrets.push(value, decoded(value));
       }
+      // A short user name alone is too common a word to replace everywhere; as userinfo it is not.
+      if (url.username) secrets.push(`${url.username}:`, `${url.username}@`, `${decoded(url.username)}:`);
     } catch {
       // an unparsable URL carries nothing to hide
     }
   }
   // Longest first, so a secret that contains another is replaced whole.
-  return [...new Set(secrets)].sort((a, b) => b.length - a.length);
+  return [...new Set(secrets)]
+    .filter((secret) => secret.length >= MIN_REDACTED_LENGTH)
+    .sort((a, b) => b.length - a.length);
 }
 
 /** Replaces every secret in a text bound for an error or a log line. */

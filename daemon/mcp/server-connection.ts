@@ -9,7 +9,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolsListResponse } from '../../shared/api.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
-import { maskConfig, type ServerConfig, type ServerRecord, type ServerStatus } from '../../shared/servers.ts';
+import { maskConfig } from '../../shared/server-secrets.ts';
+import type { ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import { VERSION } from '../version.ts';

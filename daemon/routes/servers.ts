@@ -6,11 +6,13 @@ import {
   putServerRequestSchema,
   toolCallRequestSchema,
 } from '../../shared/schemas.ts';
-import { type PutServerRequest, SERVER_ID_PATTERN, unmaskConfig } from '../../shared/servers.ts';
+import { unmaskConfig } from '../../shared/server-secrets.ts';
+import { type PutServerRequest, SERVER_ID_PATTERN } from '../../shared/servers.ts';
 import { badRequest } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
+import { checkServerConfigs } from '../servers/check-config.ts';
 import { parseMcpServers } from '../servers/registry-file.ts';
 import { getPrompt, listPrompts } from './prompts.ts';
 import { listResources, readResource } from './resources.ts';
@@ -35,6 +37,7 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
     } catch (error) {
       throw badRequest((error as Error).message);
     }
+    checkServerConfigs(servers.map(({ id, config }) => ({ path: `mcpServers.${id}`, config })));
     const imported = servers.map((s) => ({ ...s, config: unmaskConfig(s.config, manager.configOf(s.id)) }));
     await manager.put(imported);
     res.json({ servers: imported.map((s) => manager.get(s.id).record()) });
@@ -49,6 +52,7 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
     if (!ID.test(id))
       throw badRequest('id: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
     const body = validate<PutServerRequest>(putServerRequestSchema, req.body);
+    checkServerConfigs([{ path: 'config', config: body.config }]);
     const existed = manager.has(id);
     const config = unmaskConfig(body.config, manager.configOf(id));
     await manager.put([{ id, name: body.name ?? id, config }]);

@@ -2,20 +2,38 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ServerConfig } from '../../../shared/servers.ts';
+import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
 import { StdioTransport } from './stdio-transport.ts';
 
+/**
+ * The URL and headers a remote server is reached with. `fetch` refuses a URL with userinfo, so
+ * `https://user:pass@host/mcp` becomes the bare URL plus Basic credentials, unless the config sets
+ * its own Authorization header.
+ */
+export function remoteEndpoint(config: RemoteServerConfig): { url: URL; headers: Record<string, string> } {
+  const url = new URL(config.url);
+  const headers = { ...config.headers };
+  if (url.username || url.password) {
+    const hasAuthorization = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+    if (!hasAuthorization) {
+      const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+      headers.Authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    url.username = '';
+    url.password = '';
+  }
+  return { url, headers };
+}
+
 export function createTransport(config: ServerConfig, onStderrLine: (line: string) => void): Transport {
+  if (config.transport === 'stdio') return new StdioTransport(config, onStderrLine);
+  const { url, headers } = remoteEndpoint(config);
   switch (config.transport) {
-    case 'stdio':
-      return new StdioTransport(config, onStderrLine);
     case 'sse':
-      return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+      return new SSEClientTransport(url, { requestInit: { headers } });
     case 'http':
-      return new StreamableHTTPClientTransport(new URL(config.url), {
-        requestInit: { headers: config.headers ?? {} },
-      });
+      return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     case 'websocket':
-      return new WebSocketClientTransport(new URL(config.url));
+      return new WebSocketClientTransport(url);
   }
 }
