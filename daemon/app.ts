@@ -147,6 +147,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     const files = staticFiles(options.staticDir);
     if (files) app.use(files);
   }
+  app.use((req, res) => {
+    res.status(404).json({
+      error: development
+        ? `Not found: ${req.method} ${req.path.slice(0, 200)} (in development the web page is served by the Vite dev server)`
+        : `Not found: ${req.method} ${req.path.slice(0, 200)} (is the web page built? npm run build)`,
+    });
+  });
   app.use(errorMiddleware({ development, log: options.log }));
 
   let server: Server | undefined;
