@@ -10,11 +10,16 @@
  * through the messages below. Nothing here carries the token or the daemon's address.
  */
 
+import { hostSources } from './mcp-apps.ts';
+
 /** A `toolId` names one stored widget record; it appears in URLs, so it is kept to URL-safe characters. */
 export const WIDGET_TOOL_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
 
 /** `toolInput`, `toolOutput` and the rest live this long (SPEC part 8); `widgetTtlMs` overrides it. */
 export const WIDGET_TTL_MS = 60 * 60_000;
+
+/** How long a view code of the container page stays good; it opens the page once. */
+export const WIDGET_VIEW_CODE_TTL_MS = 60_000;
 
 /** SPEC names inline, modal and sidebar; the Apps SDK's own fullscreen and pip are passed on too. */
 export const DISPLAY_MODES = ['inline', 'modal', 'sidebar', 'fullscreen', 'pip'] as const;
@@ -74,6 +79,16 @@ export interface WidgetStoreResponse {
   success: true;
   toolId: string;
   /** ISO time after which the record is gone and the widget routes answer 404. */
+  expiresAt: string;
+}
+
+/**
+ * POST /api/mcp/openai/widget/:toolId/view: the address that opens the widget's container page in a
+ * browser tab. Its `?view=` code is random, opens only that widget, works once and only until
+ * `expiresAt` (a minute); the address never carries the token.
+ */
+export interface WidgetViewResponse {
+  url: string;
   expiresAt: string;
 }
 
@@ -164,25 +179,64 @@ export type HostToWidgetMessage = CallToolResultMessage | SetGlobalsMessage;
 /** The `CustomEvent` type dispatched on the widget's window; `event.detail` is `{ globals }`. */
 export const SET_GLOBALS_EVENT = 'openai:set_globals';
 
+/** The `_meta` key under which an Apps-SDK widget resource declares the domains it may reach. */
+export const WIDGET_CSP_KEY = 'openai/widgetCSP';
+
 /**
- * The Content-Security-Policy of a widget page, as directives that also work in a `<meta>` (so the
- * policy travels with the HTML when a host hands it to a frame). Widget code is untrusted:
- * - `connect-src https:` only: no fetch, XHR, WebSocket or EventSource to the daemon or anything else on
- *   plain-http loopback. (The daemon would refuse anyway: a sandboxed frame sends `Origin: null` and
- *   has no token.)
- * - scripts, styles, images, fonts and media may come from https and, for widgets in development whose
- *   assets a local dev server serves, from http://localhost and http://127.0.0.1: those are GETs
- *   without a token that can read nothing from the daemon (401, and `nosniff` stops JSON running).
- * - inline and eval'd script are allowed: widget bundles are inline scripts and the bridge is one too.
- * - `form-action 'none'`; no plugins and no nested frames (`default-src 'none'`).
+ * What an Apps-SDK widget resource declares in `_meta["openai/widgetCSP"]` (on the read content item,
+ * else on its resources/list entry): the only hosts its page may reach.
  */
-export const WIDGET_CSP_DIRECTIVES: readonly string[] = [
-  "default-src 'none'",
-  "script-src 'unsafe-inline' 'unsafe-eval' https: http://localhost:* http://127.0.0.1:*",
-  "style-src 'unsafe-inline' https: http://localhost:* http://127.0.0.1:*",
-  'img-src data: blob: https: http://localhost:* http://127.0.0.1:*',
-  'font-src data: https: http://localhost:* http://127.0.0.1:*',
-  'media-src data: blob: https: http://localhost:* http://127.0.0.1:*',
-  'connect-src https:',
-  "form-action 'none'",
-];
+export interface WidgetCsp {
+  /** fetch, XHR, WebSocket, EventSource, beacons: `connect-src`. */
+  connect_domains?: string[];
+  /** Scripts, styles, images, fonts, media. */
+  resource_domains?: string[];
+  /** Nested frames: `frame-src`. */
+  frame_domains?: string[];
+}
+
+/** The `_meta["openai/widgetCSP"]` of a resource or of one of its contents, when it is an object. */
+export function widgetCspOf(meta: unknown): WidgetCsp | undefined {
+  const csp = isObject(meta) ? meta[WIDGET_CSP_KEY] : undefined;
+  return isObject(csp) ? (csp as WidgetCsp) : undefined;
+}
+
+/**
+ * The Content-Security-Policy of an Apps-SDK widget page, built from the domains its resource declares
+ * and nothing else, as directives that also work in a `<meta>` (the policy travels with the HTML when a
+ * host hands it to a frame). Widget code is untrusted:
+ * - `default-src 'none'`; no `'self'` (in the web page and the container page that would be the daemon),
+ *   no scheme source such as `https:`, no loopback unless declared.
+ * - inline and eval'd script and inline style: widget bundles are usually inlined pages, and the bridge
+ *   is an inline script. Images and media also from `data:` and `blob:`, fonts from `data:`.
+ * - scripts, styles, images, fonts and media also from the declared `resource_domains`; `connect-src`
+ *   only the `connect_domains` and `frame-src` only the `frame_domains`, `'none'` without any.
+ * - no plugins, no `<base>`, no form posts.
+ * Only plain host sources of a declaration count ({@link hostSources}): a declaration can name hosts but
+ * can neither add a keyword, `*` or a scheme source, nor a directive.
+ */
+export function widgetCspDirectives(csp: WidgetCsp | undefined): string[] {
+  const resources = hostSources(csp?.resource_domains);
+  const withResources = (...base: string[]): string => [...base, ...resources].join(' ');
+  const only = (sources: string[]): string => (sources.length ? sources.join(' ') : "'none'");
+  return [
+    "default-src 'none'",
+    `script-src ${withResources("'unsafe-inline'", "'unsafe-eval'")}`,
+    `style-src ${withResources("'unsafe-inline'")}`,
+    `img-src ${withResources('data:', 'blob:')}`,
+    `font-src ${withResources('data:')}`,
+    `media-src ${withResources('data:', 'blob:')}`,
+    `connect-src ${only(hostSources(csp?.connect_domains))}`,
+    `frame-src ${only(hostSources(csp?.frame_domains))}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ];
+}
+
+/** The policy of a widget whose resource declares no domains: inline content only, no connections. */
+export const WIDGET_CSP_DIRECTIVES: readonly string[] = widgetCspDirectives(undefined);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -80,12 +80,12 @@ describe('MCP Apps in the daemon', () => {
     expect(listed.body.toolsMetadata['show-greeting'].ui).toEqual({ resourceUri: APP_URI });
   });
 
-  it('serves an MCP App page unchanged but for its policy first in <head>, without the window.openai bridge', async () => {
+  it('serves an MCP App page unchanged but for its policy before anything of its own, without the window.openai bridge', async () => {
     const { html, headers } = await show(APP_URI);
     expect(html).not.toContain(BRIDGE_ATTRIBUTE);
     expect(html).not.toContain('window.openai');
     expect(html).toMatch(
-      /^<!doctype html>\s*<html lang="en">\s*<head><meta http-equiv="Content-Security-Policy"/,
+      /^<!doctype html><meta http-equiv="Content-Security-Policy"[^>]*>\s*<html lang="en">/,
     );
     expect(html.replace(META_CSP, '')).toBe(MCP_APP_VIEW_HTML);
     expect(headers.get('content-type')).toBe('text/html; charset=utf-8');

@@ -1,20 +1,58 @@
 import { runInContext, createContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BRIDGE_ATTRIBUTE, bridgeScript } from '../../daemon/widgets/bridge-script.ts';
-import { injectIntoHead } from '../../daemon/widgets/widget-page.ts';
+import { type DaemonAddress, namesDaemon } from '../../daemon/widgets/widget-csp.ts';
+import { injectAtStart } from '../../daemon/widgets/widget-page.ts';
 import { WidgetStore } from '../../daemon/widgets/widget-store.ts';
-import { DEFAULT_WIDGET_GLOBALS, type WidgetPageData, type WidgetRecord } from '../../shared/widgets.ts';
+import {
+  DEFAULT_WIDGET_GLOBALS,
+  WIDGET_CSP_DIRECTIVES,
+  widgetCspDirectives,
+  type WidgetPageData,
+  type WidgetRecord,
+} from '../../shared/widgets.ts';
 import { fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
 
 const HOUR = 60 * 60_000;
+const MINUTE = 60_000;
 const COUNTER_URI = 'ui://widget/counter.html';
+const HOSTILE_URI = 'ui://widget/hostile.html';
+const DECLARED_URI = 'ui://widget/declared.html';
+const LISTED_URI = 'ui://widget/listed.html';
 const HOSTILE = '</script><script>window.pwned = true</script><!-- \u2028 & >';
 const ROUTE_FAMILIES = [
   { store: '/api/mcp/resources/widget/store', page: '/api/mcp/resources/widget/' },
   { store: '/api/mcp/openai/widget/store', page: '/api/mcp/openai/widget-content/' },
 ];
 
+/** Every route that serves HTML a widget can read. */
+const HTML_ROUTES = [
+  '/api/mcp/openai/widget-content/',
+  '/api/mcp/resources/widget/',
+  '/api/mcp/openai/widget/',
+];
+const META_CSP = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/;
+/** What only a header can say; the `<meta>` copy of a widget's policy has the rest. */
+const HEADER_ONLY = ['sandbox allow-scripts', "frame-ancestors 'none'"];
+
 const count = (text: string, part: string): number => text.split(part).length - 1;
+/** The directives of a policy by name, each with its sources; a repeated directive fails the test. */
+const directives = (policy: string): Map<string, string> => {
+  const byName = new Map<string, string>();
+  for (const directive of policy.split(';').map((part) => part.trim())) {
+    const [name = '', ...sources] = directive.split(/\s+/);
+    expect(byName.has(name), `directive ${name} appears twice`).toBe(false);
+    byName.set(name, sources.join(' '));
+  }
+  return byName;
+};
+const unescapeAttribute = (value: string): string =>
+  value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 const bridgeOf = (html: string): string => {
   const match = new RegExp(`<script ${BRIDGE_ATTRIBUTE}>([\\s\\S]*?)</script>`).exec(html);
   if (!match?.[1]) throw new Error('no bridge in the page');
@@ -89,6 +127,42 @@ describe('widget store', () => {
     store.close();
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it('issues view codes of 256 random bits that open their one widget once', () => {
+    const store = new WidgetStore({ ttlMs: HOUR });
+    onTestFinished(() => store.close());
+    const first = store.issueViewCode('a');
+    const second = store.issueViewCode('a');
+    expect(first.code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(second.code).not.toBe(first.code);
+    expect(store.redeemViewCode('a', first.code)).toBe(true);
+    expect(store.redeemViewCode('a', first.code)).toBe(false);
+    // A code shown for another widget is spent all the same.
+    expect(store.redeemViewCode('b', second.code)).toBe(false);
+    expect(store.redeemViewCode('a', second.code)).toBe(false);
+    expect(store.redeemViewCode('a', 'guessed')).toBe(false);
+  });
+
+  it('lets a view code expire after a minute, or its configured viewCodeTtlMs, and sweeps it', () => {
+    fakeClock();
+    const store = new WidgetStore({ ttlMs: HOUR, sweepIntervalMs: 10 * HOUR });
+    onTestFinished(() => store.close());
+    const { code, expiresAt } = store.issueViewCode('a');
+    expect(expiresAt.getTime()).toBe(1_000_000 + MINUTE);
+    vi.setSystemTime(1_000_000 + MINUTE - 1);
+    expect(store.redeemViewCode('a', code)).toBe(true);
+    const late = store.issueViewCode('a');
+    vi.setSystemTime(Date.now() + MINUTE);
+    expect(store.redeemViewCode('a', late.code)).toBe(false);
+
+    const short = new WidgetStore({ ttlMs: HOUR, viewCodeTtlMs: 5000, sweepIntervalMs: 10 * HOUR });
+    onTestFinished(() => short.close());
+    short.issueViewCode('a');
+    expect(short.viewCodeCount).toBe(1);
+    vi.setSystemTime(Date.now() + 5000);
+    short.sweep();
+    expect(short.viewCodeCount).toBe(0);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------
@@ -129,7 +203,7 @@ describe('widget routes', () => {
     expect(expiresAt).toBeLessThanOrEqual(after + HOUR);
   });
 
-  it('serves the resource HTML with the bridge injected once, first in <head>, and the stored data', async () => {
+  it('serves the resource HTML with its policy and the bridge injected once, before anything of its own, and the stored data', async () => {
     const { body } = await store({ toolId: 'page-1' });
     const served = await page(`/api/mcp/openai/widget-content/${body.toolId}`);
     expect(served.status).toBe(200);
@@ -138,7 +212,7 @@ describe('widget routes', () => {
     expect(count(html, BRIDGE_ATTRIBUTE)).toBe(1);
     expect(html).toMatch(
       new RegExp(
-        `^<!doctype html>\\s*<html lang="en">\\s*<head><meta http-equiv="Content-Security-Policy"[^>]*><script ${BRIDGE_ATTRIBUTE}>`,
+        `^<!doctype html><meta http-equiv="Content-Security-Policy"[^>]*><script ${BRIDGE_ATTRIBUTE}>[\\s\\S]*?</script>\\s*<html lang="en">\\s*<head>`,
       ),
     );
     expect(html).toContain('<title>Counter</title>');
@@ -148,14 +222,21 @@ describe('widget routes', () => {
     expect(bridge).toContain('"toolOutput":{"count":42}');
   });
 
-  it('sends a CSP that allows no connection to loopback, with nosniff, no-referrer and no-store', async () => {
+  it('gives a widget that declares no domains a policy without connections, https:, loopback or self, with nosniff, no-referrer and no-store', async () => {
     const { body } = await store();
     const served = await page(`/api/mcp/openai/widget-content/${body.toolId}`);
     const csp = served.headers.get('content-security-policy') ?? '';
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toMatch(/(^|; )connect-src https:(;|$)/);
-    expect(csp).toContain('sandbox allow-scripts');
-    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toBe([...WIDGET_CSP_DIRECTIVES, ...HEADER_ONLY].join('; '));
+    const policy = directives(csp);
+    expect(policy.get('default-src')).toBe("'none'");
+    expect(policy.get('connect-src')).toBe("'none'");
+    expect(policy.get('frame-src')).toBe("'none'");
+    expect(policy.get('script-src')).toBe("'unsafe-inline' 'unsafe-eval'");
+    expect(policy.get('img-src')).toBe('data: blob:');
+    expect(csp).not.toMatch(/https:|http:|localhost|127\.0\.0\.1|'self'|\*/);
+    // The page carries the same policy, but for what only a header can say.
+    const meta = unescapeAttribute(META_CSP.exec(served.body)?.[1] ?? '');
+    expect([meta, ...HEADER_ONLY].join('; ')).toBe(csp);
     expect(served.headers.get('x-content-type-options')).toBe('nosniff');
     expect(served.headers.get('referrer-policy')).toBe('no-referrer');
     expect(served.headers.get('cache-control')).toBe('no-store');
@@ -234,21 +315,28 @@ describe('widget routes', () => {
       const stored = await d.api('POST', family.store, { toolId: 'x' }, noToken);
       expect(stored.status).toBe(401);
     }
-    for (const path of [
-      '/api/mcp/openai/widget-content/',
-      '/api/mcp/resources/widget/',
-      '/api/mcp/openai/widget/',
-    ]) {
+    const view = await d.api('POST', `/api/mcp/openai/widget/${body.toolId}/view`, undefined, noToken);
+    expect(view).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+    for (const path of HTML_ROUTES) {
       const served = await page(`${path}${body.toolId}`, noToken);
       expect(served).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
     }
   });
 
-  it('refuses the token in the address of a widget page, where widget code could read it', async () => {
+  it('refuses the token in the address of every widget page, where widget code could read it, even beside the header', async () => {
     const { body } = await store();
-    const inQuery = await fetch(`${d.url}/api/mcp/openai/widget-content/${body.toolId}?token=${d.token}`);
-    expect(inQuery.status).toBe(400);
-    expect((await inQuery.json()).error).toMatch(/^token: /);
+    for (const path of HTML_ROUTES) {
+      const address = `${d.url}${path}${body.toolId}?token=${d.token}`;
+      for (const headers of [{}, { 'X-Inspector-Token': d.token }] as Record<string, string>[]) {
+        const inQuery = await fetch(address, { headers });
+        expect(inQuery.status, address).toBe(400);
+        const answer = await inQuery.json();
+        expect(answer.error).toMatch(
+          /^token: widget pages take the token in the X-Inspector-Token header only/,
+        );
+        expect(JSON.stringify(answer)).not.toContain(d.token);
+      }
+    }
   });
 
   it('answers 400 with every problem of a bad store body', async () => {
@@ -319,6 +407,182 @@ describe('widget routes', () => {
     });
     expect(Date.parse(body.expiresAt) - before).toBeLessThan(HOUR);
     expect(Date.parse(body.expiresAt)).toBeGreaterThanOrEqual(before + 5000);
+  });
+  describe('the container page in a browser tab', () => {
+    const viewOf = async (toolId: string) => {
+      const view = await d.api('POST', `/api/mcp/openai/widget/${toolId}/view`);
+      expect(view.status).toBe(200);
+      return view.body as { url: string; expiresAt: string };
+    };
+    /** A GET as a browser tab makes it: no token header, only the address. */
+    const open = async (url: string) => {
+      const response = await fetch(url);
+      const text = await response.text();
+      return { status: response.status, text, headers: response.headers };
+    };
+
+    it('answers POST …/view with the address of the container page, holding a view code good for a minute and no token', async () => {
+      const { body } = await store();
+      const before = Date.now();
+      const view = await viewOf(body.toolId);
+      expect(Object.keys(view).sort()).toEqual(['expiresAt', 'url']);
+      const url = new URL(view.url);
+      expect(url.origin).toBe(d.url);
+      expect(url.pathname).toBe(`/api/mcp/openai/widget/${body.toolId}`);
+      expect([...url.searchParams.keys()]).toEqual(['view']);
+      expect(url.searchParams.get('view')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(view.url).not.toContain(d.token);
+      const expiresAt = Date.parse(view.expiresAt);
+      expect(expiresAt).toBeGreaterThanOrEqual(before + MINUTE);
+      expect(expiresAt).toBeLessThanOrEqual(Date.now() + MINUTE);
+    });
+
+    it('opens the widget once with the view code and answers 401 to the same code again', async () => {
+      const { body } = await store({ toolOutput: { count: 7 } });
+      const { url } = await viewOf(body.toolId);
+      const opened = await open(url);
+      expect(opened.status).toBe(200);
+      expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(opened.text).toContain('<iframe sandbox="allow-scripts" referrerpolicy="no-referrer"');
+      expect(opened.text).toContain('&quot;toolOutput&quot;:{&quot;count&quot;:7}');
+      const again = await open(url);
+      expect(again.status).toBe(401);
+      expect(JSON.parse(again.text)).toEqual({
+        error:
+          'view: unknown, used or expired view code. A view code opens its one widget once, within a minute; POST /api/mcp/openai/widget/:toolId/view with the token gives a new address',
+      });
+    });
+
+    it('serves a page that holds neither the token, nor the view code, nor the daemon address', async () => {
+      const { body } = await store();
+      const { url } = await viewOf(body.toolId);
+      const code = new URL(url).searchParams.get('view')!;
+      const opened = await open(url);
+      expect(opened.status).toBe(200);
+      for (const secret of [d.token, code, d.url, '/api/mcp']) expect(opened.text).not.toContain(secret);
+      expect(opened.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(opened.headers.get('cache-control')).toBe('no-store');
+    });
+
+    it('answers 401 to a view code after its minute', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      onTestFinished(() => {
+        vi.useRealTimers();
+      });
+      const { body } = await store();
+      const issuedAt = Date.now();
+      const late = await viewOf(body.toolId);
+      const inTime = await viewOf(body.toolId);
+      expect(late.expiresAt).toBe(new Date(issuedAt + MINUTE).toISOString());
+      vi.setSystemTime(issuedAt + MINUTE - 1);
+      expect((await open(inTime.url)).status).toBe(200);
+      vi.setSystemTime(issuedAt + MINUTE);
+      expect((await open(late.url)).status).toBe(401);
+    });
+
+    it('answers 401 to the view code of another widget, and the code is spent', async () => {
+      const { body: mine } = await store();
+      const { body: other } = await store();
+      const { url } = await viewOf(mine.toolId);
+      const elsewhere = url.replace(`/widget/${mine.toolId}?`, `/widget/${other.toolId}?`);
+      expect((await open(elsewhere)).status).toBe(401);
+      expect((await open(url)).status).toBe(401);
+    });
+
+    it('answers 401 to a made-up, empty or repeated view code', async () => {
+      const { body } = await store();
+      const base = `${d.url}/api/mcp/openai/widget/${body.toolId}`;
+      for (const query of ['?view=made-up', '?view=', '?view=a&view=b']) {
+        const answer = await open(`${base}${query}`);
+        expect(answer.status, query).toBe(401);
+        expect(JSON.parse(answer.text).error).toMatch(/^view: /);
+      }
+    });
+
+    it('answers 404 to a good view code when its widget expired meanwhile', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      onTestFinished(() => {
+        vi.useRealTimers();
+      });
+      const storedAt = Date.now();
+      const { body } = await store();
+      vi.setSystemTime(storedAt + HOUR - 1000);
+      const { url } = await viewOf(body.toolId);
+      vi.setSystemTime(storedAt + HOUR);
+      const opened = await open(url);
+      expect(opened.status).toBe(404);
+      expect(JSON.parse(opened.text)).toEqual({ error: `Unknown or expired widget "${body.toolId}"` });
+    });
+
+    it('answers 404 to POST …/view for an unknown widget', async () => {
+      const view = await d.api('POST', '/api/mcp/openai/widget/nobody-stored-this/view');
+      expect(view).toMatchObject({
+        status: 404,
+        body: { error: 'Unknown or expired widget "nobody-stored-this"' },
+      });
+    });
+
+    it('answers 400 to ?token= beside a good view code, and the page without a view code asks for the token header', async () => {
+      const { body } = await store();
+      const { url } = await viewOf(body.toolId);
+      const withToken = await open(`${url}&token=${d.token}`);
+      expect(withToken.status).toBe(400);
+      expect(JSON.parse(withToken.text).error).toMatch(/^token: /);
+      const bare = await open(`${d.url}/api/mcp/openai/widget/${body.toolId}`);
+      expect(bare.status).toBe(401);
+      expect(JSON.parse(bare.text)).toEqual({ error: 'Unauthorized' });
+    });
+  });
+
+  describe('the policy of an Apps-SDK widget, from the domains its resource declares', () => {
+    const served = async (uri: string, path = '/api/mcp/openai/widget-content/') => {
+      const { body } = await store({ uri });
+      const answer = await page(`${path}${body.toolId}`);
+      expect(answer.status).toBe(200);
+      const header = answer.headers.get('content-security-policy') ?? '';
+      return { html: answer.body as string, header, policy: directives(header) };
+    };
+
+    it('allows exactly the hosts the read content declares, over those of its listing', async () => {
+      const { html, header, policy } = await served(DECLARED_URI);
+      expect(policy.get('connect-src')).toBe('https://api.example.com wss://live.example.com');
+      expect(policy.get('script-src')).toBe(
+        "'unsafe-inline' 'unsafe-eval' https://cdn.example.com https://*.fonts.example.net",
+      );
+      expect(policy.get('style-src')).toBe(
+        "'unsafe-inline' https://cdn.example.com https://*.fonts.example.net",
+      );
+      expect(policy.get('img-src')).toBe('data: blob: https://cdn.example.com https://*.fonts.example.net');
+      expect(policy.get('font-src')).toBe('data: https://cdn.example.com https://*.fonts.example.net');
+      expect(policy.get('frame-src')).toBe('https://player.example.com');
+      expect(policy.get('base-uri')).toBe("'none'");
+      expect(policy.get('form-action')).toBe("'none'");
+      expect(header).not.toContain('listed.example.com');
+      expect(header).not.toMatch(/'self'|https:(?!\/\/)/);
+      const meta = unescapeAttribute(META_CSP.exec(html)?.[1] ?? '');
+      expect([meta, ...HEADER_ONLY].join('; ')).toBe(header);
+    });
+
+    it('falls back to the listing, and drops what is not a host source or could be the daemon', async () => {
+      const { header, policy } = await served(LISTED_URI);
+      expect(policy.get('connect-src')).toBe('https://listed.example.com http://localhost:5173');
+      expect(policy.get('script-src')).toBe("'unsafe-inline' 'unsafe-eval' https://cdn.listed.example.com");
+      expect(policy.get('img-src')).toBe('data: blob: https://cdn.listed.example.com');
+      expect(policy.get('frame-src')).toBe("'none'");
+      expect(header).not.toContain('127.0.0.1');
+      expect(header).not.toContain('a.example.com;');
+    });
+
+    it('leaves nothing of a declaration that names the daemon and everything', async () => {
+      const { header } = await served(HOSTILE_URI);
+      expect(header).toBe([...WIDGET_CSP_DIRECTIVES, ...HEADER_ONLY].join('; '));
+    });
+
+    it('puts the widget policy on the container page, whose srcdoc frame inherits it', async () => {
+      const { policy } = await served(DECLARED_URI, '/api/mcp/openai/widget/');
+      expect(policy.get('connect-src')).toBe('https://api.example.com wss://live.example.com');
+      expect(policy.get('sandbox')).toBe('allow-scripts');
+    });
   });
 });
 
@@ -521,17 +785,98 @@ describe('widget bridge', () => {
 });
 
 describe('injecting into a widget page', () => {
-  it('goes first into <head>, not into <header>', () => {
-    expect(
-      injectIntoHead('<html><head data-x="1"><title>t</title></head><body><header>h</header>', 'S'),
-    ).toBe('<html><head data-x="1">S<title>t</title></head><body><header>h</header>');
-    expect(injectIntoHead('<html><body><header>h</header></body></html>', 'S')).toBe(
-      '<html>S<body><header>h</header></body></html>',
+  it('goes right after a leading doctype, in any case and after leading white space', () => {
+    expect(injectAtStart('<!DOCTYPE html><html lang="en"><head><title>t</title>', 'S')).toBe(
+      '<!DOCTYPE html>S<html lang="en"><head><title>t</title>',
+    );
+    expect(injectAtStart('\uFEFF\n <!doctype html>\n<p>x</p>', 'S')).toBe(
+      '\uFEFF\n <!doctype html>S\n<p>x</p>',
     );
   });
 
-  it('goes after the doctype when there is neither <head> nor <html>, else first', () => {
-    expect(injectIntoHead('<!DOCTYPE html><p>x</p>', 'S')).toBe('<!DOCTYPE html>S<p>x</p>');
-    expect(injectIntoHead('<p>x</p>', 'S')).toBe('S<p>x</p>');
+  it('goes first when the page starts with anything but a doctype', () => {
+    expect(injectAtStart('<p>x</p>', 'S')).toBe('S<p>x</p>');
+    expect(injectAtStart('<html><head><title>t</title></head>', 'S')).toBe(
+      'S<html><head><title>t</title></head>',
+    );
+    expect(injectAtStart('<!-- c --><!doctype html><p>x</p>', 'S')).toBe(
+      'S<!-- c --><!doctype html><p>x</p>',
+    );
+  });
+
+  it('comes before a script ahead of <head> and before a <head> inside a comment', () => {
+    const page = '<!doctype html><html><!-- <head> --><script>early()</script><head></head>';
+    const injected = injectAtStart(page, 'S');
+    expect(injected.indexOf('S')).toBeLessThan(injected.indexOf('<!-- <head>'));
+    expect(injected.indexOf('S')).toBeLessThan(injected.indexOf('<script>'));
+  });
+});
+
+describe('widget policy', () => {
+  it('allows a widget that declares nothing inline content and data: or blob: media, and no host at all', () => {
+    expect(widgetCspDirectives(undefined)).toEqual([
+      "default-src 'none'",
+      "script-src 'unsafe-inline' 'unsafe-eval'",
+      "style-src 'unsafe-inline'",
+      'img-src data: blob:',
+      'font-src data:',
+      'media-src data: blob:',
+      "connect-src 'none'",
+      "frame-src 'none'",
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'none'",
+    ]);
+    expect(widgetCspDirectives({})).toEqual(WIDGET_CSP_DIRECTIVES);
+  });
+
+  it('takes plain host sources from a declaration and drops keywords, wildcards, schemes and directives', () => {
+    const policy = directives(
+      widgetCspDirectives({
+        connect_domains: [
+          'https://api.example.com',
+          '*',
+          'https:',
+          "'self'",
+          'https://a.example.com; script-src *',
+        ],
+        resource_domains: ["'unsafe-hashes'", 'data:', 'https://cdn.example.com'],
+        frame_domains: 'https://player.example.com' as unknown as string[],
+      }).join('; '),
+    );
+    expect(policy.get('connect-src')).toBe('https://api.example.com');
+    expect(policy.get('media-src')).toBe('data: blob: https://cdn.example.com');
+    expect(policy.get('frame-src')).toBe("'none'");
+    expect([...policy.keys()]).toEqual(WIDGET_CSP_DIRECTIVES.map((directive) => directive.split(' ')[0]));
+  });
+
+  it('knows a declared source that could reach the daemon from one that cannot', () => {
+    const daemon: DaemonAddress = { port: 6274, hostname: '127.0.0.1' };
+    for (const source of [
+      'http://127.0.0.1:6274',
+      'http://127.0.0.1:*',
+      'ws://localhost:6274',
+      'localhost:*',
+      'http://127.9.9.9:6274',
+      'http://0.0.0.0:6274',
+      'http://app.localhost:*',
+      'https://*.localhost:*',
+      'http://*.0.0.1:*',
+    ]) {
+      expect(namesDaemon(source, daemon), source).toBe(true);
+    }
+    for (const source of [
+      'http://localhost:5173',
+      'http://127.0.0.1',
+      'https://api.example.com',
+      'https://*.example.com:*',
+      'localhost',
+    ]) {
+      expect(namesDaemon(source, daemon), source).toBe(false);
+    }
+    const named: DaemonAddress = { port: 80, hostname: 'inspector.internal' };
+    expect(namesDaemon('http://inspector.internal', named)).toBe(true);
+    expect(namesDaemon('*.internal', named)).toBe(true);
+    expect(namesDaemon('https://other.internal:8443', named)).toBe(false);
   });
 });
