@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { runInContext, createContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BRIDGE_ATTRIBUTE, bridgeScript } from '../../daemon/widgets/bridge-script.ts';
@@ -512,6 +513,27 @@ describe('widget routes', () => {
       const opened = await open(url);
       expect(opened.status).toBe(404);
       expect(JSON.parse(opened.text)).toEqual({ error: `Unknown or expired widget "${body.toolId}"` });
+    });
+
+    it('keeps the Host and Origin checks in front of the view code, which such a refusal does not spend', async () => {
+      const { body } = await store();
+      const { url } = await viewOf(body.toolId);
+      const fromSite = await fetch(url, { headers: { Origin: 'https://evil.example' } });
+      expect(fromSite.status).toBe(403);
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const { port, pathname, search } = new URL(url);
+        const request = httpRequest(
+          { host: '127.0.0.1', port, path: pathname + search, headers: { Host: `evil.example:${port}` } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+      expect(rebound).toBe(403);
+      expect((await open(url)).status).toBe(200);
     });
 
     it('answers 404 to POST …/view for an unknown widget', async () => {
