@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { Browser, Frame, Target } from 'puppeteer';
+import type { Browser, Frame, Page, Target } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
+import { FIXTURES, fixtureStdio, ROOT, startDaemon, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchBrowser, launchWithExtension } from './support/browser.ts';
 import {
   assertGrantedPortFree,
@@ -9,7 +9,7 @@ import {
   startDaemonForExtension,
   startDaemonWithWebPage,
 } from './support/daemon.ts';
-import { byTestId, PanelPage } from './support/pages.ts';
+import { byTestId, PanelPage, saveScreenshot } from './support/pages.ts';
 import { WidgetView } from './support/widget-page.ts';
 
 /** The widget fixture as a user types it into the server editor. */
@@ -19,17 +19,24 @@ const WIDGET_SERVER = {
   cwd: ROOT,
 };
 
-/** What the hostile fixture widget reports in its follow-up message. */
+/** What the hostile fixture widget reports in its follow-up message and its `#report` element. */
 interface Attempt {
   ok: boolean;
   value?: unknown;
   error?: string;
 }
+interface Violation {
+  directive: string;
+  blocked: string;
+}
 interface HostileReport {
   origin: string;
   href: string;
+  baseURI: string;
   name: string;
   referrer: string;
+  ancestorOrigins: string[];
+  performanceEntries: string[];
   chromeStorage: boolean;
   chromeRuntime: boolean;
   browserStorage: boolean;
@@ -39,11 +46,30 @@ interface HostileReport {
   cookie: Attempt;
   parentDocument: Attempt;
   parentLocation: Attempt;
+  parentName: Attempt;
+  topDocument: Attempt;
+  topLocation: Attempt;
+  earlyFetch: Attempt;
+  /** The daemon addresses it tried: the extension's port, and the origin of its base URL if http. */
+  daemonUrls: string[];
+  daemon: Record<string, { fetch: Attempt; image: Attempt; webSocket: Attempt }>;
   fetchDaemon: Attempt;
+  fetchHttps: Attempt;
+  imageHttps: Attempt;
+  beaconHttps: Attempt;
   openWindow: Attempt;
   navigateTop: Attempt;
   page: string;
+  violations: Violation[];
 }
+
+/** The https hosts the hostile widget sends to, by the directive that must stop each. */
+const HTTPS_TARGETS = [
+  ['connect-src', 'https://early.example.com'],
+  ['connect-src', 'https://collect.example.com'],
+  ['connect-src', 'https://beacon.example.com'],
+  ['img-src', 'https://pixel.example.com'],
+] as const;
 
 /** Adds the widget fixture through the server editor, connects it and runs `tool` with `fields`. */
 async function addWidgetServer(panel: PanelPage): Promise<void> {
@@ -65,13 +91,29 @@ async function runTool(
   await panel.result();
 }
 
-/** The hostile widget's report, from the follow-up message it sends. */
-async function hostileReport(widget: WidgetView): Promise<HostileReport> {
-  const [message] = await widget.followups('"origin"');
-  return JSON.parse(message!) as HostileReport;
+/** The hostile widget's report, from its own page once it has written it. */
+async function reportIn(frame: Frame): Promise<HostileReport> {
+  const shown = await frame.waitForSelector('#report', { timeout: 30_000 });
+  return JSON.parse((await shown!.evaluate((el) => el.textContent)) ?? '') as HostileReport;
 }
 
-/** Every attempt of the hostile widget to reach what it must not, and that it reached none. */
+/** The hostile widget's report in the panel or web page, which also lists it as a follow-up message. */
+async function hostileReport(widget: WidgetView): Promise<HostileReport> {
+  const report = await reportIn(await widget.frame('#state'));
+  const [message] = await widget.followups('"origin"');
+  expect(message).toContain(`"href":${JSON.stringify(report.href)}`);
+  return report;
+}
+
+const blockedBy = (report: HostileReport, directive: string, target: string): boolean =>
+  report.violations.some((v) => v.directive === directive && v.blocked.startsWith(target));
+
+/**
+ * Every attempt of the hostile widget to reach what it must not, and that it reached none: no storage,
+ * no other document, no request to the daemon or to an https host (the policy stopped each, as its
+ * violations tell, so no network failure passes for a refusal), no popup, no navigation, and no token
+ * anywhere it can read.
+ */
 function expectContained(report: HostileReport, token: string): void {
   expect(report.origin).toBe('null');
   expect(report.chromeStorage).toBe(false);
@@ -82,20 +124,61 @@ function expectContained(report: HostileReport, token: string): void {
   // An opaque origin has neither localStorage nor cookies.
   expect(report.localStorage).toMatchObject({ ok: false, error: expect.stringContaining('SecurityError') });
   expect(report.cookie).toMatchObject({ ok: false, error: expect.stringContaining('SecurityError') });
-  expect(report.parentDocument).toMatchObject({ ok: false, error: expect.stringContaining('SecurityError') });
-  expect(report.parentLocation).toMatchObject({ ok: false, error: expect.stringContaining('SecurityError') });
-  // The page's policy allows https connections only.
-  expect(report.fetchDaemon).toMatchObject({ ok: false, error: expect.stringContaining('TypeError') });
+  for (const reach of [
+    'parentDocument',
+    'parentLocation',
+    'parentName',
+    'topDocument',
+    'topLocation',
+  ] as const) {
+    expect(report[reach], reach).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('SecurityError'),
+    });
+  }
+  // The daemon, at every address the widget could think of: by fetch, <img> and WebSocket.
+  expect(report.daemonUrls).toContain('http://127.0.0.1:6274');
+  for (const url of report.daemonUrls) {
+    const tried = report.daemon[url]!;
+    expect(tried.fetch, url).toMatchObject({ ok: false, error: expect.stringContaining('TypeError') });
+    expect(tried.image, url).toMatchObject({ ok: false });
+    expect(tried.webSocket, url).toMatchObject({ ok: false });
+    expect(blockedBy(report, 'connect-src', `${url}/api/mcp/servers`), url).toBe(true);
+    expect(blockedBy(report, 'img-src', `${url}/api/mcp/servers`), url).toBe(true);
+    expect(blockedBy(report, 'connect-src', `${url.replace('http:', 'ws:')}/api/mcp/ws`), url).toBe(true);
+  }
+  // Any https host: even the first script, which runs before the page's <head>.
+  expect(report.earlyFetch).toMatchObject({ ok: false, error: expect.stringContaining('TypeError') });
+  expect(report.fetchHttps).toMatchObject({ ok: false, error: expect.stringContaining('TypeError') });
+  expect(report.imageHttps).toMatchObject({ ok: false });
+  for (const [directive, target] of HTTPS_TARGETS) {
+    expect(blockedBy(report, directive, target), `${directive} ${target}`).toBe(true);
+  }
   expect(report.openWindow).toEqual({ ok: true, value: 'blocked' });
   // No allow-top-navigation: setting the top window's address throws.
   expect(report.navigateTop).toMatchObject({
     ok: false,
     error: expect.stringMatching(/^SecurityError: .*does not have permission to navigate/),
   });
-  // Nothing the widget can read carries the token: its address, name, referrer, its whole page.
+  // Nothing the widget can read carries the token: its address, base URL, name, referrer, ancestors,
+  // performance entries, its whole page.
+  expect(report.name).toBe('');
+  expect(report.referrer).toBe('');
   expect(JSON.stringify(report)).not.toContain(token);
+  expect(JSON.stringify(report)).not.toContain(encodeURIComponent(token));
   expect(report.page).toContain('Hostile widget');
 }
+
+/** What the widget learns of where it is: its addresses, referrer, name, ancestors, resource names. */
+const whereabouts = (report: HostileReport): string =>
+  JSON.stringify([
+    report.href,
+    report.baseURI,
+    report.referrer,
+    report.name,
+    report.ancestorOrigins,
+    report.performanceEntries,
+  ]);
 
 /** New tabs a widget opened, by their addresses. */
 function watchNewTabs(browser: Browser): string[] {
@@ -282,14 +365,18 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
     expect(await widget.waitInFrame(frame, '#clicks', '2')).toBe('2');
   });
 
-  it('keeps a hostile widget from extension storage, the token, the panel and the daemon', async () => {
+  it('keeps a hostile widget from extension storage, the token, the daemon address, the panel and the daemon', async () => {
     const panelUrl = panel.page.url();
     await runTool(panel, widget, 'hostile');
-    await widget.frame('#state');
     const report = await hostileReport(widget);
     expectContained(report, daemon.token);
-    expect(report.href).toBe(`chrome-extension://${ext.extensionId}/sandbox.html`);
-    expect(report.referrer).toBe('');
+    const sandbox = `chrome-extension://${ext.extensionId}/sandbox.html`;
+    expect(report.href).toBe(sandbox);
+    expect(report.baseURI).toBe(sandbox);
+    expect(report.ancestorOrigins).toEqual([`chrome-extension://${ext.extensionId}`]);
+    // Nothing tells it where the daemon is: it could only guess the default port.
+    expect(report.daemonUrls).toEqual([GRANTED_URL]);
+    expect(whereabouts(report)).not.toMatch(/127\.0\.0\.1|localhost|6274/);
     expect(panel.page.url()).toBe(panelUrl);
     await panel.page.waitForSelector(byTestId('daemon-status'));
 
@@ -349,15 +436,102 @@ describe('Apps-SDK widgets on the web page', () => {
     await web.screenshot('web-widget-inline');
   });
 
-  it('keeps a hostile widget from the page, its storage and the token', async () => {
+  it('keeps a hostile widget from the page, its storage, the token and the daemon that served the page', async () => {
     const pageUrl = web.page.url();
     await runTool(web, widget, 'hostile');
-    await widget.frame('#state');
     const report = await hostileReport(widget);
     expectContained(report, daemon.token);
     expect(report.href).toBe('about:srcdoc');
-    expect(report.referrer).toBe('');
+    // A srcdoc frame's base URL is its parent's address: the page's, which holds no token.
+    expect(report.baseURI).toBe(pageUrl);
+    expect(report.daemonUrls).toEqual([GRANTED_URL, daemon.url]);
     expect(web.page.url()).toBe(pageUrl);
+  });
+});
+
+describe('Apps-SDK widgets in a browser tab, through the container page', () => {
+  let browser: Browser;
+  let daemon: TestDaemon;
+  let next = 0;
+
+  /** Stores a widget of the fixture and asks for a view address, as a caller with the token does. */
+  async function viewUrl(uri: string, toolOutput: unknown): Promise<string> {
+    const toolId = `tab-${++next}`;
+    const stored = await daemon.api('POST', '/api/mcp/openai/widget/store', {
+      serverId: 'widgets',
+      uri,
+      toolInput: {},
+      toolOutput,
+      toolId,
+    });
+    expect(stored.status).toBe(200);
+    const view = await daemon.api('POST', `/api/mcp/openai/widget/${toolId}/view`);
+    expect(view.status).toBe(200);
+    return view.body.url as string;
+  }
+
+  /** Opens an address in a new tab; returns the tab and the status of its answer. */
+  async function openTab(url: string): Promise<{ tab: Page; status: number }> {
+    const tab = await browser.newPage();
+    const response = await tab.goto(url);
+    return { tab, status: response?.status() ?? 0 };
+  }
+
+  async function widgetFrame(tab: Page, ready: string): Promise<Frame> {
+    const frame = await (await tab.waitForSelector('iframe'))?.contentFrame();
+    if (!frame) throw new Error('the container page has no widget frame');
+    await frame.waitForSelector(ready);
+    return frame;
+  }
+
+  beforeAll(async () => {
+    daemon = await startDaemon();
+    const added = await daemon.api('PUT', '/api/mcp/servers/widgets', {
+      config: fixtureStdio('widget-server.ts'),
+    });
+    expect(added.status).toBe(201);
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.close();
+  });
+
+  it('opens the counter widget in a tab with a view code that works once, and no token in any address', async () => {
+    const url = await viewUrl('ui://widget/counter.html', { count: 5 });
+    expect(url).not.toContain(daemon.token);
+    const { tab, status } = await openTab(url);
+    expect(status).toBe(200);
+    const frame = await widgetFrame(tab, '#count');
+    expect(await frame.$eval('#count', (el) => el.textContent)).toBe('5');
+    expect(await tab.$eval('iframe', (el) => el.getAttribute('sandbox'))).toBe('allow-scripts');
+    await saveScreenshot(tab, 'container-page');
+
+    // The tab again, or anyone else, with the same address: the code is spent.
+    const again = await tab.goto(url);
+    expect(again?.status()).toBe(401);
+    expect(JSON.parse(await tab.$eval('body', (el) => el.innerText))).toEqual({
+      error: expect.stringMatching(/^view: unknown, used or expired view code/),
+    });
+    await tab.close();
+  });
+
+  it('keeps a hostile widget in the container page from the token, a live view code, the page and the daemon', async () => {
+    const url = await viewUrl('ui://widget/hostile.html', { probing: true });
+    const { tab, status } = await openTab(url);
+    expect(status).toBe(200);
+    const report = await reportIn(await widgetFrame(tab, '#state'));
+    expectContained(report, daemon.token);
+    expect(report.href).toBe('about:srcdoc');
+    // Its base URL is the container page's address: the only code in it is spent already.
+    expect(report.baseURI).toBe(url);
+    expect(report.daemonUrls).toEqual([GRANTED_URL, daemon.url]);
+    expect((await fetch(report.baseURI)).status).toBe(401);
+    // The container page is sandboxed too: its origin is opaque, and the widget could not navigate it.
+    expect(report.ancestorOrigins).toEqual(['null']);
+    expect(tab.url()).toBe(url);
+    await tab.close();
   });
 });
 
