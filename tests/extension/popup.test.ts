@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { ServerRecord } from '../../shared/servers';
 import PopupApp from '../../extension/components/popup/PopupApp.vue';
 import PopupPicker from '../../extension/components/popup/PopupPicker.vue';

@@ -1,7 +1,7 @@
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, type Pinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import SavedRequests from '../../extension/components/SavedRequests.vue';
 import { extensionStore } from '../../extension/lib/extension-store';
 import { PLATFORM, type Platform } from '../../extension/lib/platform';

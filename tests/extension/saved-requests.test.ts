@@ -1,6 +1,6 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { extensionStore } from '../../extension/lib/extension-store';
 import { type KeyValueStore, localStorageStore } from '../../extension/lib/key-value-store';
 import { savedRequestsKey, useSavedRequestsStore } from '../../extension/stores/saved-requests';
