@@ -20,6 +20,16 @@ export default defineConfig({
       },
       {
         extends: true,
+        // npm pack (which rebuilds dist/client and dist/server), installed and started as a user would.
+        test: {
+          name: 'package',
+          include: ['tests/package/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
         // WxtVitest does not add the Vue plugin itself.
         plugins: [vue(), WxtVitest()],
         test: { name: 'extension', include: ['tests/extension/**/*.test.ts'], environment: 'happy-dom' },

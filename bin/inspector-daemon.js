@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// Runs the TypeScript daemon through tsx's loader, so a fresh clone works after `npm install` alone.
-// The Node check comes first, before any import that an old Node could fail on, in one line.
+// The package's command. It runs the compiled daemon (dist/server, written by `npm run build:daemon`
+// and by `npm pack`); from a clone, `npm start` builds it first and `npm run daemon` runs the source.
+// Plain JavaScript that any Node parses, so an old one gets a one-line answer rather than a stack.
+import { existsSync } from 'node:fs';
+
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
   console.error(`inspector-daemon: needs Node.js 22.19 or newer (this is ${process.versions.node})`);
   process.exit(1);
 }
 
-const { register } = await import('tsx/esm/api');
-register();
-const { main } = await import('../daemon/cli.ts');
-await main(process.argv.slice(2), process.env);
+const entry = new URL('../dist/server/daemon/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  console.error('inspector-daemon: the daemon is not built: run `npm run build:daemon` in the repository');
+  process.exit(1);
+}
+await import(entry.href);

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DaemonMode } from '../shared/health.ts';
 import { WIDGET_TTL_MS } from '../shared/widgets.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
 
 export interface DaemonOptions {
   port: number;
@@ -57,7 +58,7 @@ export function defaultOptions(overrides: Partial<DaemonOptions> = {}): DaemonOp
     rateLimitPerMinute: 20_000,
     authFailuresPerMinute: 20,
     widgetTtlMs: WIDGET_TTL_MS,
-    staticDir: join(import.meta.dirname, '..', 'dist', 'client'),
+    staticDir: join(PACKAGE_ROOT, 'dist', 'client'),
     log: (line) => console.log(line),
     ...overrides,
   };

@@ -1,12 +1,18 @@
 #!/usr/bin/env node
-// npm start: builds the extension and the web page when their sources changed, then runs the daemon.
+// npm start: builds the extension, the web page and the daemon when their sources changed, then runs the
+// daemon's command (bin/inspector-daemon.js, which runs the compiled daemon in dist/server).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 19)) {
+  console.error(`npm start: needs Node.js 22.19 or newer (this is ${process.versions.node})`);
+  process.exit(1);
+}
+
 const root = fileURLToPath(new URL('..', import.meta.url));
-const sources = ['extension', 'shared', 'wxt.config.ts', 'vite.web.config.ts', 'package-lock.json'];
 
 function newest(path) {
   const full = join(root, path);
@@ -16,22 +22,37 @@ function newest(path) {
   return Math.max(stat.mtimeMs, ...readdirSync(full).map((name) => newest(join(path, name))));
 }
 
-const sourcesChanged = Math.max(...sources.map(newest));
 const builds = [
-  { what: 'extension', output: '.output/chrome-mv3/manifest.json', command: ['wxt', 'build'] },
+  {
+    what: 'extension',
+    sources: ['extension', 'shared', 'wxt.config.ts', 'package-lock.json'],
+    output: '.output/chrome-mv3/manifest.json',
+    command: ['wxt', 'build'],
+  },
   {
     what: 'web page',
+    sources: ['extension', 'shared', 'vite.web.config.ts', 'package-lock.json'],
     output: 'dist/client/index.html',
     command: ['vite', 'build', '--config', 'vite.web.config.ts'],
+  },
+  {
+    what: 'daemon',
+    sources: ['daemon', 'shared', 'tsconfig.base.json', 'package-lock.json'],
+    output: 'dist/server/daemon/main.js',
+    clean: 'dist/server',
+    command: ['tsc', '-p', 'daemon/tsconfig.build.json'],
+    // tsc prints nothing on success and its errors on stdout.
+    stdout: 'inherit',
   },
 ];
 for (const build of builds) {
   const output = join(root, build.output);
-  if (existsSync(output) && statSync(output).mtimeMs >= sourcesChanged) continue;
+  if (existsSync(output) && statSync(output).mtimeMs >= Math.max(...build.sources.map(newest))) continue;
   console.log(`Building the ${build.what}…`);
+  if (build.clean) rmSync(join(root, build.clean), { recursive: true, force: true });
   const result = spawnSync(join(root, 'node_modules/.bin', build.command[0]), build.command.slice(1), {
     cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', build.stdout ?? 'ignore', 'inherit'],
   });
   if (result.status !== 0) {
     console.error(`npm start: building the ${build.what} failed (${build.command.join(' ')})`);

@@ -34,7 +34,8 @@ import { Client as HttpClient } from 'undici';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const DAEMON_BIN = join(ROOT, 'bin/inspector-daemon.js');
+/** The daemon's command line from source, as `npm run daemon` runs it. */
+const DAEMON_COMMAND = ['--import', 'tsx', join(ROOT, 'daemon/main.ts')];
 const TOKEN = 'bench-token-0123456789abcdef';
 const BARE_SERVER_ROLE = 'bare-server';
 
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
 
   try {
     const daemon = await startChild(
-      [...childNodeArgs, DAEMON_BIN, '--port', '0', '--data-dir', dataDir, '--token', TOKEN],
+      [...childNodeArgs, ...DAEMON_COMMAND, '--port', '0', '--data-dir', dataDir, '--token', TOKEN],
       'the daemon',
     );
     children.push(daemon.child);

@@ -5,9 +5,16 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { EVERYTHING, everythingStdio, freePort, isAlive, ROOT, stopProcess } from './helpers.ts';
+import {
+  DAEMON_COMMAND,
+  EVERYTHING,
+  everythingStdio,
+  freePort,
+  isAlive,
+  ROOT,
+  stopProcess,
+} from './helpers.ts';
 
-const BIN = join(ROOT, 'bin/inspector-daemon.js');
 const WAIT_MS = 20_000;
 
 interface Cli {
@@ -41,7 +48,7 @@ async function tempDir(): Promise<string> {
 }
 
 function runCli(args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...DAEMON_COMMAND, ...args], {
     cwd: ROOT,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureStdio, ROOT, stopProcess } from './helpers.ts';
+import { DAEMON_COMMAND, fixtureStdio, ROOT, stopProcess } from './helpers.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const COUNT = Number(process.env.FUZZ_COUNT ?? 3000);
@@ -325,17 +325,7 @@ describe('fuzzing the HTTP API', () => {
     await writeFile(config, JSON.stringify({ mcpServers: { tools: { command, args, cwd } } }));
     daemon = spawn(
       process.execPath,
-      [
-        join(ROOT, 'bin/inspector-daemon.js'),
-        '--port',
-        '0',
-        '--data-dir',
-        dataDir,
-        '--token',
-        TOKEN,
-        '--config',
-        config,
-      ],
+      [...DAEMON_COMMAND, '--port', '0', '--data-dir', dataDir, '--token', TOKEN, '--config', config],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } },
     );
     daemon.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));

@@ -12,6 +12,11 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 export const FIXTURES = join(ROOT, 'tests/fixtures');
 export const TSX_LOADER = ['--import', 'tsx'];
+/**
+ * The node arguments that run the daemon's command line from source (daemon/main.ts through tsx), as
+ * `npm run daemon` does: tests never run a stale build. The packed bin is tested in tests/package.
+ */
+export const DAEMON_COMMAND = [...TSX_LOADER, join(ROOT, 'daemon/main.ts')];
 
 export const everythingStdio = (): StdioServerConfig => ({
   transport: 'stdio',

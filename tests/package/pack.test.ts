@@ -1,0 +1,174 @@
+/**
+ * The npm package as a user gets it: `npm pack` (whose prepack builds the web page and compiles the
+ * daemon), installed into an empty folder, started with `npx inspector-daemon`, serving the web page
+ * and health from the compiled daemon. Also what the tarball holds: no tests, fixtures or sources.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultOptions } from '../../daemon/options.ts';
+import { ROOT } from '../daemon/helpers.ts';
+
+const TOKEN = 'package-token-0123456789abcdef';
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
+
+/** The environment of the npm commands: none of the outer `npm test`'s own variables, nor the daemon's. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^npm_(lifecycle|package|command|config_(dry_run|json|ignore_scripts))/i.test(name)) continue;
+    if (
+      ['PORT', 'HOST', 'NODE_ENV', 'INSPECTOR_TOKEN', 'INSPECTOR_CONFIG', 'INSPECTOR_DATA_DIR'].includes(name)
+    )
+      continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+/** Runs npm with `args` in `cwd` and returns its stdout; a failure shows everything npm said. */
+function npm(args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'npm',
+      args,
+      { cwd, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024, timeout: 240_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`npm ${args.join(' ')} failed:\n${stdout}\n${stderr}`, { cause: error }));
+        else resolve(stdout);
+      },
+    );
+  });
+}
+
+let work = '';
+let tarball = '';
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'inspector-package-'));
+  await npm(['pack', '--pack-destination', work], ROOT);
+  const [name] = (await readdir(work)).filter((file) => file.endsWith('.tgz'));
+  if (!name) throw new Error(`npm pack wrote no tarball into ${work}`);
+  tarball = join(work, name);
+}, 300_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the npm package', () => {
+  it('holds the bin, the compiled daemon, the web page and the README, and no tests or sources', async () => {
+    // prepack already ran for the tarball above; the listing is the same without it.
+    const [listing] = JSON.parse(
+      await npm(['pack', '--dry-run', '--json', '--ignore-scripts'], ROOT),
+    ) as Array<{
+      files: Array<{ path: string }>;
+    }>;
+    const files = listing?.files.map((file) => file.path) ?? [];
+    expect(files).toContain('bin/inspector-daemon.js');
+    expect(files).toContain('dist/server/daemon/main.js');
+    expect(files).toContain('dist/server/shared/api.js');
+    expect(files).toContain('dist/client/index.html');
+    expect(files).toContain('README.md');
+    expect(files).toContain('package.json');
+    const outside = files.filter(
+      (path) =>
+        !/^(bin\/|dist\/server\/(daemon|shared)\/|dist\/client\/|README\.md$|package\.json$|LICENSE)/.test(
+          path,
+        ),
+    );
+    expect(outside).toEqual([]);
+    expect(files.filter((path) => /(^|\/)(tests|fixtures|extension)\/|\.(ts|vue)$/.test(path))).toEqual([]);
+  });
+
+  it('computes the web page folder from source as the repository dist/client', () => {
+    expect(defaultOptions().staticDir).toBe(join(ROOT, 'dist', 'client'));
+  });
+
+  describe('installed into an empty folder', () => {
+    let app = '';
+    let daemon: ChildProcess | undefined;
+
+    beforeAll(async () => {
+      // Its own package.json, so npm installs here and not into a folder above.
+      app = join(work, 'app');
+      await mkdir(app);
+      await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'empty-app', private: true }));
+      // --prefer-offline: the dependencies usually sit in npm's cache already; a fresh machine fetches them.
+      await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app);
+    }, 300_000);
+
+    afterAll(() => {
+      // npx runs the bin in a child of its own: end the whole group this test started.
+      if (daemon?.pid && daemon.exitCode === null) process.kill(-daemon.pid, 'SIGTERM');
+    });
+
+    it('runs without tsx: the bin starts the compiled daemon', () => {
+      const installed = join(app, 'node_modules', PACKAGE.name);
+      expect(existsSync(join(installed, 'dist/server/daemon/main.js'))).toBe(true);
+      expect(existsSync(join(app, 'node_modules/tsx'))).toBe(false);
+    });
+
+    it('starts with npx, serves the built web page and answers health', async () => {
+      const dataDir = join(work, 'data');
+      daemon = spawn('npx', ['inspector-daemon', '--port', '0', '--data-dir', dataDir, '--token', TOKEN], {
+        cwd: app,
+        // The installed bin or nothing: npx must not fetch a package of that name from the registry.
+        env: { ...cleanEnv(), npm_config_yes: 'false' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no listening line within 30 s:\n${output}`)),
+          30_000,
+        );
+        const onData = (chunk: Buffer): void => {
+          output += chunk.toString('utf8');
+          const match = /^inspector-daemon listening on (http:\/\/127\.0\.0\.1:\d+) \(production\)$/m.exec(
+            output,
+          );
+          if (match?.[1]) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        };
+        daemon?.stdout?.on('data', onData);
+        daemon?.stderr?.on('data', onData);
+        daemon?.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`npx inspector-daemon exited ${code}:\n${output}`));
+        });
+      });
+
+      const builtIndex = readFileSync(
+        join(app, 'node_modules', PACKAGE.name, 'dist/client/index.html'),
+        'utf8',
+      );
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await page.text()).toBe(builtIndex);
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(builtIndex)?.[1];
+      expect(script).toBeDefined();
+      const asset = await fetch(`${url}${script}`);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('content-type')).toMatch(/javascript/);
+
+      const health = await fetch(`${url}/api/mcp/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({
+        status: 'ok',
+        version: PACKAGE.version,
+        mode: 'production',
+      });
+    });
+  });
+});
