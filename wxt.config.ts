@@ -3,6 +3,7 @@ import { defineConfig } from 'wxt';
 // The daemon's default addresses are granted at install; a daemon on another port is asked for at
 // pairing time through the optional permission (a host without a port matches every port).
 export const DAEMON_HOST_PERMISSIONS = ['http://127.0.0.1:6274/*', 'http://localhost:6274/*'];
+const OTHER_DAEMON_PORTS = ['http://127.0.0.1/*', 'http://localhost/*'];
 
 /**
  * The policy of the widget sandbox page (entrypoints/sandbox), which becomes the widget's document:
@@ -32,12 +33,22 @@ export default defineConfig({
   // Explicit imports everywhere: a reader sees where each name comes from.
   imports: false,
   modules: ['@wxt-dev/module-vue', '@wxt-dev/webextension-polyfill'],
-  manifest: {
+  // `wxt zip -b firefox` also packs the sources addons.mozilla.org reviewers rebuild the extension from
+  // (npm ci, then npx wxt build -b firefox): the extension, shared/ and the build files, not the daemon.
+  zip: { excludeSources: ['bin/**', 'daemon/**', 'dist/**', 'docs/**', 'scripts/**', 'tests/**'] },
+  manifest: ({ manifestVersion }) => ({
     name: 'MCP Inspector',
     description: 'Inspect and exercise MCP servers from DevTools, through the local inspector-daemon.',
     permissions: ['storage'],
     host_permissions: DAEMON_HOST_PERMISSIONS,
-    optional_host_permissions: ['http://127.0.0.1/*', 'http://localhost/*'],
-    content_security_policy: { sandbox: SANDBOX_CSP },
-  },
+    ...(manifestVersion === 3
+      ? { optional_host_permissions: OTHER_DAEMON_PORTS, content_security_policy: { sandbox: SANDBOX_CSP } }
+      : // Manifest V2 (the Firefox build) names optional hosts among optional_permissions, and has no
+        // sandbox pages, nor a sandbox policy: its sandbox page keeps the default extension page policy.
+        // addons.mozilla.org asks every extension what data it collects: none, it talks to the daemon only.
+        {
+          optional_permissions: OTHER_DAEMON_PORTS,
+          browser_specific_settings: { gecko: { data_collection_permissions: { required: ['none'] } } },
+        }),
+  }),
 });
