@@ -3,13 +3,14 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import {
   ElicitRequestSchema,
   type ElicitResult,
+  ErrorCode,
   McpError,
   ResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolsListResponse } from '../../shared/api.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
-import { maskConfig } from '../../shared/server-secrets.ts';
+import { maskConfig } from '../servers/secrets.ts';
 import type { ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import type { LogBus } from '../logs/log-bus.ts';
@@ -35,6 +36,8 @@ export interface ConnectionDeps {
   onStatus?: (record: ServerRecord) => void;
   /** Every notification the server sends (logging messages, list_changed, resources/updated, …). */
   onNotification?: (serverId: string, method: string, params: JsonObject | undefined) => void;
+  /** The largest message a STDIO server may send (default 64 MiB); a longer one resets the connection. */
+  maxMessageBytes?: number;
   debug?: (line: string) => void;
 }
 
@@ -43,6 +46,22 @@ type Raw = JsonObject;
 /** Accepts any result object as the server sent it: the inspector shows, it does not judge. */
 const ANY_RESULT = ResultSchema.passthrough();
 
+/** Why a client's connection ended: what its pending requests are rejected with. */
+interface CloseReason {
+  message: string;
+  code: string;
+  data?: unknown;
+}
+
+/** The SDK's rejection of every pending request when a connection ends. */
+function isConnectionClosed(error: unknown): boolean {
+  return (
+    error instanceof McpError &&
+    error.code === ErrorCode.ConnectionClosed &&
+    error.message.endsWith('Connection closed')
+  );
+}
+
 /** One registered MCP server and its pooled SDK client, connected lazily and re-established after a drop. */
 export class ServerConnection {
   status: ServerStatus = 'disconnected';
@@ -50,6 +69,8 @@ export class ServerConnection {
   private client?: Client;
   private connecting?: Promise<Client>;
   private closing = false;
+  /** Set before a client closes (or as it does): turns the SDK's bare "Connection closed" into why. */
+  private readonly closeReasons = new WeakMap<Client, CloseReason>();
   private readonly secrets: string[];
   private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion'>;
   /** Tool name → `_meta`, refreshed by every tools/list and dropped on `list_changed`. */
@@ -90,6 +111,10 @@ export class ServerConnection {
     this.client = undefined;
     this.toolsMeta = undefined;
     if (client) {
+      this.closeReasons.set(client, {
+        message: 'The server was disconnected during the call.',
+        code: 'DISCONNECTED',
+      });
       this.closing = true;
       await client.close().catch(() => {});
       this.closing = false;
@@ -146,8 +171,11 @@ export class ServerConnection {
     try {
       return (await client.request({ method, params }, ANY_RESULT, options)) as Raw;
     } catch (error) {
-      if (error instanceof McpError || error instanceof UpstreamError || options?.signal?.aborted)
-        throw error;
+      if (options?.signal?.aborted) throw error;
+      // The SDK rejects what is pending with a bare "Connection closed" when the connection ends.
+      const closed = isConnectionClosed(error) ? this.closeReasons.get(client) : undefined;
+      if (closed) throw new UpstreamError(closed.message, closed.code, closed.data);
+      if (error instanceof McpError || error instanceof UpstreamError) throw error;
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
       const failure = new UpstreamError(
         redact(`The connection to the server failed: ${(error as Error).message}`, this.secrets),
@@ -177,7 +205,10 @@ export class ServerConnection {
     client.fallbackNotificationHandler = async (notification) => {
       this.deps.onNotification?.(this.id, notification.method, notification.params as JsonObject | undefined);
     };
-    const inner = createTransport(this.config, (line) => this.publishStderr(line));
+    const inner = createTransport(this.config, {
+      onStderrLine: (line) => this.publishStderr(line),
+      maxMessageBytes: this.deps.maxMessageBytes,
+    });
     const transport = new LoggingTransport(inner, (direction, message) =>
       this.deps.bus.publish({
         type: 'rpc',
@@ -204,15 +235,14 @@ export class ServerConnection {
       this.deps.debug?.(`${this.id}: connect failed: ${failure.message}`);
       throw failure;
     }
+    const stdio = inner instanceof StdioTransport ? inner : undefined;
     client.onclose = () => {
       if (this.client !== client || this.closing) return;
       this.client = undefined;
       this.toolsMeta = undefined;
-      const reason =
-        inner instanceof StdioTransport && inner.exit
-          ? `The server process ${describeExit(inner.exit)}; it is started again on the next call.${stderrSuffix(inner.stderrTail)}`
-          : 'The connection closed; it is opened again on the next call.';
-      this.setStatus('error', redact(reason, this.secrets));
+      const { reason, duringCall } = this.describeClose(stdio);
+      this.closeReasons.set(client, duringCall);
+      this.setStatus('error', reason);
     };
     this.client = client;
     this.initResult = {
@@ -225,6 +255,39 @@ export class ServerConnection {
     this.setStatus('connected');
     this.deps.debug?.(`${this.id}: connected (${this.config.transport})`);
     return client;
+  }
+
+  /** Why a connection ended by itself: for the record, and for the calls it leaves unanswered. */
+  private describeClose(stdio: StdioTransport | undefined): { reason: string; duringCall: CloseReason } {
+    let reason: string;
+    let duringCall: CloseReason;
+    if (stdio?.failure) {
+      const { message, received, limit } = stdio.failure;
+      reason = `${message}: the connection was reset and the server process stopped; it is started again on the next call.`;
+      duringCall = {
+        message: `${message}: the connection was reset and the server process stopped.`,
+        code: 'MESSAGE_TOO_LARGE',
+        data: { received, limit },
+      };
+    } else if (stdio?.exit) {
+      const suffix = stderrSuffix(stdio.stderrTail);
+      reason = `The server process ${describeExit(stdio.exit)}; it is started again on the next call.${suffix}`;
+      duringCall = {
+        message: `The server process ${describeExit(stdio.exit)} during the call.${suffix}`,
+        code: 'PROCESS_EXITED',
+        data: { exitCode: stdio.exit.code, signal: stdio.exit.signal },
+      };
+    } else {
+      reason = 'The connection closed; it is opened again on the next call.';
+      duringCall = {
+        message: 'The connection to the server closed during the call.',
+        code: 'CONNECTION_LOST',
+      };
+    }
+    return {
+      reason: redact(reason, this.secrets),
+      duringCall: { ...duringCall, message: redact(duringCall.message, this.secrets) },
+    };
   }
 
   private async dropAfterFailure(client: Client, reason: string): Promise<void> {
