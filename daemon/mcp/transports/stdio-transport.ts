@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -18,6 +19,7 @@ export const STDERR_LINE_CAP = 8 * 1024;
 
 const STDERR_TAIL_LINES = 20;
 const GRACE_MS = 2000;
+const GROUP_POLL_MS = 50;
 const PREVIEW_CHARS = 200;
 
 export interface StdioTransportOptions {
@@ -170,6 +172,8 @@ export class StdioTransport implements Transport {
   private child?: ChildProcess;
   private readonly lines: LineReader;
   private readonly stderr: StderrLines;
+  /** Settles once nothing is left of the child's process group. */
+  private groupGone?: Promise<void>;
 
   constructor(
     private readonly config: StdioServerConfig,
@@ -202,6 +206,8 @@ export class StdioTransport implements Transport {
       child.once('spawn', () => resolve());
       child.once('exit', (code, signal) => {
         this.exit = { code, signal };
+        // What the child spawned into its group does not hold our pipes, so nothing else waits for it.
+        if (child.pid !== undefined && process.platform !== 'win32') this.groupGone = endGroup(child.pid);
       });
       child.once('close', () => {
         this.stderr.flush();
@@ -221,21 +227,31 @@ export class StdioTransport implements Transport {
     return new Promise((resolve) => stdin.once('drain', resolve));
   }
 
-  /** Ends stdin and waits (unless the connection was reset); then SIGTERM, then SIGKILL to the process group. */
+  /** Ends stdin and waits; then SIGTERM, then SIGKILL to the process group; then waits for the group. */
   async close(): Promise<void> {
     const child = this.child;
-    if (!child) return;
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const settle = (ms: number) =>
-      Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(r, ms, false).unref())]);
-    if (!this.failure) {
-      child.stdin?.end();
-      if (await settle(GRACE_MS)) return;
+    if (child) {
+      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      const settle = (ms: number) =>
+        Promise.race([
+          closed.then(() => true),
+          new Promise<boolean>((r) => setTimeout(r, ms, false).unref()),
+        ]);
+      let done = false;
+      if (!this.failure) {
+        child.stdin?.end();
+        done = await settle(GRACE_MS);
+      }
+      if (!done) {
+        this.signal(child, 'SIGTERM');
+        done = await settle(GRACE_MS);
+      }
+      if (!done) {
+        this.signal(child, 'SIGKILL');
+        await settle(GRACE_MS);
+      }
     }
-    this.signal(child, 'SIGTERM');
-    if (await settle(GRACE_MS)) return;
-    this.signal(child, 'SIGKILL');
-    await settle(GRACE_MS);
+    await this.groupGone;
   }
 
   private signal(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -283,4 +299,49 @@ export class StdioTransport implements Transport {
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
     this.options.onStderrLine?.(line);
   }
+}
+
+/**
+ * Whether anything of the process group still runs. An ended member the child left behind stays
+ * visible to `kill(-pgid, 0)` until init reaps it, which can take a while; on Linux such zombies are
+ * told apart in /proc and do not count.
+ */
+async function groupRunning(pgid: number): Promise<boolean> {
+  if (!signalGroup(pgid, 0)) return false;
+  if (process.platform !== 'linux') return true;
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return true;
+  }
+  const states = await Promise.all(
+    names
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (name) => {
+        try {
+          const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+          // After the command name in parentheses: state, ppid, pgrp, …
+          const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return Number(pgrp) === pgid && state !== 'Z' && state !== 'X';
+        } catch {
+          return false; // ended while we looked
+        }
+      }),
+  );
+  return states.includes(true);
+}
+
+/**
+ * After the child has exited, ends the rest of its process group: SIGTERM, and SIGKILL if anything is
+ * still running after the grace period.
+ */
+async function endGroup(pgid: number): Promise<void> {
+  if (!signalGroup(pgid, 'SIGTERM')) return;
+  const deadline = Date.now() + GRACE_MS;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+    if (!(await groupRunning(pgid))) return;
+  }
+  signalGroup(pgid, 'SIGKILL');
 }
