@@ -66,6 +66,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const manager = new ClientManager(join(options.dataDir, 'servers.json'), {
     bus,
     connectTimeoutMs: options.connectTimeoutMs,
+    maxMessageBytes: options.maxMessageBytes,
     onElicitation: executions.handleElicitation,
     onStatus: (server) => publish({ type: 'server-status', server }),
     onNotification: (serverId, method, params) =>

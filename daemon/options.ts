@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DaemonMode } from '../shared/health.ts';
 import { WIDGET_TTL_MS } from '../shared/widgets.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp/transports/stdio-transport.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
 
 export interface DaemonOptions {
@@ -23,6 +24,8 @@ export interface DaemonOptions {
   sseKeepaliveMs: number;
   sseMaxBufferedBytes: number;
   bodyLimitBytes: number;
+  /** The largest JSON-RPC message a STDIO server may send (default 64 MiB); a longer one resets its connection. */
+  maxMessageBytes: number;
   /** Requests per client per minute; 0 turns the limit off. */
   rateLimitPerMinute: number;
   /** Failed token checks per client (address and Origin) per minute; past it the client gets 429. */
@@ -55,6 +58,7 @@ export function defaultOptions(overrides: Partial<DaemonOptions> = {}): DaemonOp
     sseKeepaliveMs: 15_000,
     sseMaxBufferedBytes: 1024 * 1024,
     bodyLimitBytes: 4 * 1024 * 1024,
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     rateLimitPerMinute: 20_000,
     authFailuresPerMinute: 20,
     widgetTtlMs: WIDGET_TTL_MS,

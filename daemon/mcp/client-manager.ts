@@ -1,6 +1,11 @@
 import type { ServerConfig, ServerRecord } from '../../shared/servers.ts';
 import { notFound } from '../errors.ts';
-import { readRegistry, type StoredServer, writeRegistry } from '../servers/registry-file.ts';
+import {
+  readRegistry,
+  removeStaleTemporaries,
+  type StoredServer,
+  writeRegistry,
+} from '../servers/registry-file.ts';
 import { type ConnectionDeps, ServerConnection } from './server-connection.ts';
 
 /** The registered servers and their pooled connections; every change is persisted to the registry file. */
@@ -14,6 +19,7 @@ export class ClientManager {
   ) {}
 
   async load(): Promise<void> {
+    await removeStaleTemporaries(this.registryFile);
     for (const server of await readRegistry(this.registryFile)) this.add(server);
   }
 

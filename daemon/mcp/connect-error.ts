@@ -44,6 +44,19 @@ function errorText(error: unknown): string {
   return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;
 }
 
+/** An error and its causes as a sentence for people ("fetch failed: other side closed"), cut short when long. */
+export function failureText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+    const message = (current instanceof Error ? current.message : String(current)).trim();
+    if (message && !parts.some((part) => part.includes(message))) parts.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  const text = parts.join(': ').replace(/\s+/g, ' ');
+  return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;
+}
+
 function httpStatusOf(error: unknown, text: string): number | undefined {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'number' && code >= 100 && code < 600) return code;
@@ -106,6 +119,13 @@ export function explainConnectError(
       );
     }
     return new UpstreamError(`Could not start ${command}: ${text.trim()}`, 'CONNECT_FAILED');
+  }
+  if (/\bERR_INVALID_URL\b/.test(text)) {
+    // The URL itself is not repeated: it may carry a key, and it could not be parsed to strip one.
+    return new UpstreamError(
+      `The server's URL cannot be parsed: give a full address such as http://127.0.0.1:3000/mcp.`,
+      'INVALID_URL',
+    );
   }
   const where = describeUrl(config.url);
   if (/ECONNREFUSED/.test(text)) {

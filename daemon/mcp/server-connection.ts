@@ -1,20 +1,23 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
   type ElicitResult,
+  ErrorCode,
   McpError,
   ResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolsListResponse } from '../../shared/api.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
-import { maskConfig } from '../../shared/server-secrets.ts';
+import { maskConfig } from '../servers/secrets.ts';
 import type { ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import { VERSION } from '../version.ts';
-import { describeExit, explainConnectError, stderrSuffix } from './connect-error.ts';
+import { describeExit, explainConnectError, failureText, stderrSuffix } from './connect-error.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
 import { createTransport } from './transports/create-transport.ts';
 import { LoggingTransport } from './transports/logging-transport.ts';
@@ -35,6 +38,8 @@ export interface ConnectionDeps {
   onStatus?: (record: ServerRecord) => void;
   /** Every notification the server sends (logging messages, list_changed, resources/updated, …). */
   onNotification?: (serverId: string, method: string, params: JsonObject | undefined) => void;
+  /** The largest message a STDIO server may send (default 64 MiB); a longer one resets the connection. */
+  maxMessageBytes?: number;
   debug?: (line: string) => void;
 }
 
@@ -43,6 +48,33 @@ type Raw = JsonObject;
 /** Accepts any result object as the server sent it: the inspector shows, it does not judge. */
 const ANY_RESULT = ResultSchema.passthrough();
 
+/** How long a server whose stream broke has to answer a ping before the broken stream is all we know. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** Why a client's connection ended: what its pending requests are rejected with. */
+interface CloseReason {
+  message: string;
+  code: string;
+  data?: unknown;
+}
+
+/** The SDK's rejection of every pending request when a connection ends. */
+function isConnectionClosed(error: unknown): boolean {
+  return (
+    error instanceof McpError &&
+    error.code === ErrorCode.ConnectionClosed &&
+    error.message.endsWith('Connection closed')
+  );
+}
+
+/**
+ * Whether a failed ping shows the server unreachable: anything but an answer from the server. A
+ * server's error answer (even "method not found") and our own time-out prove nothing either way.
+ */
+function unreachable(error: unknown): boolean {
+  return !(error instanceof McpError) || isConnectionClosed(error);
+}
+
 /** One registered MCP server and its pooled SDK client, connected lazily and re-established after a drop. */
 export class ServerConnection {
   status: ServerStatus = 'disconnected';
@@ -50,6 +82,9 @@ export class ServerConnection {
   private client?: Client;
   private connecting?: Promise<Client>;
   private closing = false;
+  private probing = false;
+  /** Set before a client closes (or as it does): turns the SDK's bare "Connection closed" into why. */
+  private readonly closeReasons = new WeakMap<Client, CloseReason>();
   private readonly secrets: string[];
   private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion'>;
   /** Tool name → `_meta`, refreshed by every tools/list and dropped on `list_changed`. */
@@ -90,6 +125,10 @@ export class ServerConnection {
     this.client = undefined;
     this.toolsMeta = undefined;
     if (client) {
+      this.closeReasons.set(client, {
+        message: 'The server was disconnected during the call.',
+        code: 'DISCONNECTED',
+      });
       this.closing = true;
       await client.close().catch(() => {});
       this.closing = false;
@@ -146,15 +185,15 @@ export class ServerConnection {
     try {
       return (await client.request({ method, params }, ANY_RESULT, options)) as Raw;
     } catch (error) {
-      if (error instanceof McpError || error instanceof UpstreamError || options?.signal?.aborted)
-        throw error;
+      if (options?.signal?.aborted) throw error;
+      // The SDK rejects what is pending with a bare "Connection closed" when the connection ends.
+      const closed = isConnectionClosed(error) ? this.closeReasons.get(client) : undefined;
+      if (closed) throw new UpstreamError(closed.message, closed.code, closed.data);
+      if (error instanceof McpError || error instanceof UpstreamError) throw error;
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
-      const failure = new UpstreamError(
-        redact(`The connection to the server failed: ${(error as Error).message}`, this.secrets),
-        'TRANSPORT_ERROR',
-      );
-      await this.dropAfterFailure(client, failure.message);
-      throw failure;
+      const { reason, duringCall } = this.lost(redact(failureText(error), this.secrets));
+      await this.dropAfterFailure(client, reason, duringCall);
+      throw new UpstreamError(duringCall.message, duringCall.code);
     }
   }
 
@@ -177,18 +216,24 @@ export class ServerConnection {
     client.fallbackNotificationHandler = async (notification) => {
       this.deps.onNotification?.(this.id, notification.method, notification.params as JsonObject | undefined);
     };
-    const inner = createTransport(this.config, (line) => this.publishStderr(line));
-    const transport = new LoggingTransport(inner, (direction, message) =>
-      this.deps.bus.publish({
-        type: 'rpc',
-        serverId: this.id,
-        direction,
-        timestamp: new Date().toISOString(),
-        // The log is shown and exported: a server echoing its own key must not put it there.
-        message: this.secrets.length ? redactJson(message as Raw, this.secrets) : (message as Raw),
-      }),
-    );
+    let inner: Transport | undefined;
+    let transport: LoggingTransport | undefined;
     try {
+      // Inside the try: a URL that cannot be parsed fails here, and must end in `error`, not `connecting`.
+      inner = createTransport(this.config, {
+        onStderrLine: (line) => this.publishStderr(line),
+        maxMessageBytes: this.deps.maxMessageBytes,
+      });
+      transport = new LoggingTransport(inner, (direction, message) =>
+        this.deps.bus.publish({
+          type: 'rpc',
+          serverId: this.id,
+          direction,
+          timestamp: new Date().toISOString(),
+          // The log is shown and exported: a server echoing its own key must not put it there.
+          message: this.secrets.length ? redactJson(message as Raw, this.secrets) : (message as Raw),
+        }),
+      );
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => {});
@@ -204,16 +249,16 @@ export class ServerConnection {
       this.deps.debug?.(`${this.id}: connect failed: ${failure.message}`);
       throw failure;
     }
+    const stdio = inner instanceof StdioTransport ? inner : undefined;
     client.onclose = () => {
       if (this.client !== client || this.closing) return;
       this.client = undefined;
       this.toolsMeta = undefined;
-      const reason =
-        inner instanceof StdioTransport && inner.exit
-          ? `The server process ${describeExit(inner.exit)}; it is started again on the next call.${stderrSuffix(inner.stderrTail)}`
-          : 'The connection closed; it is opened again on the next call.';
-      this.setStatus('error', redact(reason, this.secrets));
+      const { reason, duringCall } = this.describeClose(stdio);
+      this.closeReasons.set(client, duringCall);
+      this.setStatus('error', reason);
     };
+    client.onerror = (error) => this.onTransportError(client, error);
     this.client = client;
     this.initResult = {
       ...(client.getServerVersion() && {
@@ -227,14 +272,98 @@ export class ServerConnection {
     return client;
   }
 
-  private async dropAfterFailure(client: Client, reason: string): Promise<void> {
+  /** Why a connection ended by itself: for the record, and for the calls it leaves unanswered. */
+  private describeClose(stdio: StdioTransport | undefined): { reason: string; duringCall: CloseReason } {
+    let reason: string;
+    let duringCall: CloseReason;
+    if (stdio?.failure) {
+      const { message, received, limit } = stdio.failure;
+      reason = `${message}: the connection was reset and the server process stopped; it is started again on the next call.`;
+      duringCall = {
+        message: `${message}: the connection was reset and the server process stopped.`,
+        code: 'MESSAGE_TOO_LARGE',
+        data: { received, limit },
+      };
+    } else if (stdio?.exit) {
+      const suffix = stderrSuffix(stdio.stderrTail);
+      reason = `The server process ${describeExit(stdio.exit)}; it is started again on the next call.${suffix}`;
+      duringCall = {
+        message: `The server process ${describeExit(stdio.exit)} during the call.${suffix}`,
+        code: 'PROCESS_EXITED',
+        data: { exitCode: stdio.exit.code, signal: stdio.exit.signal },
+      };
+    } else {
+      reason = 'The connection closed; it is opened again on the next call.';
+      duringCall = {
+        message: 'The connection to the server closed during the call.',
+        code: 'CONNECTION_LOST',
+      };
+    }
+    return {
+      reason: redact(reason, this.secrets),
+      duringCall: { ...duringCall, message: redact(duringCall.message, this.secrets) },
+    };
+  }
+
+  /**
+   * The SDK's remote transports report a broken stream only through `onerror`, and leave pending calls
+   * waiting for answers that cannot come. A legacy SSE stream cannot be resumed: once it breaks, the
+   * session and every answer in flight are gone. A Streamable HTTP stream may be resumed (the SDK
+   * retries it), so the server is asked with a ping whether it is still there.
+   */
+  private onTransportError(client: Client, error: Error): void {
+    if (this.client !== client || this.closing) return;
+    const detail = redact(failureText(error), this.secrets);
+    this.deps.debug?.(`${this.id}: transport error: ${detail}`);
+    if (this.config.transport === 'sse' && error instanceof SseError) {
+      void this.connectionLost(client, detail);
+    } else if (this.config.transport === 'http' && !this.probing) {
+      this.probing = true;
+      void this.probe(client, detail).finally(() => {
+        this.probing = false;
+      });
+    }
+  }
+
+  private async probe(client: Client, detail: string): Promise<void> {
+    try {
+      await client.request({ method: 'ping' }, ANY_RESULT, { timeout: PROBE_TIMEOUT_MS });
+    } catch (error) {
+      if (this.client !== client || !unreachable(error)) return;
+      await this.connectionLost(
+        client,
+        `${detail}; a ping then failed: ${redact(failureText(error), this.secrets)}`,
+      );
+    }
+  }
+
+  /** What the record and the calls in flight say when the connection to a remote server broke. */
+  private lost(detail: string): { reason: string; duringCall: CloseReason } {
+    return {
+      reason: `The connection to the server was lost (${detail}); it is opened again on the next call.`,
+      duringCall: {
+        message: `The connection to the server was lost during the call: ${detail}`,
+        code: 'CONNECTION_LOST',
+      },
+    };
+  }
+
+  /** Closes a client whose server is gone: its pending calls fail at once, saying why. */
+  private connectionLost(client: Client, detail: string): Promise<void> {
+    const { reason, duringCall } = this.lost(detail);
+    return this.dropAfterFailure(client, reason, duringCall);
+  }
+
+  private async dropAfterFailure(client: Client, reason: string, duringCall: CloseReason): Promise<void> {
     if (this.client !== client) return;
+    this.closeReasons.set(client, duringCall);
     this.client = undefined;
     this.toolsMeta = undefined;
+    // The record says why before the pending calls hear of it.
+    this.setStatus('error', reason);
     this.closing = true;
     await client.close().catch(() => {});
     this.closing = false;
-    this.setStatus('error', reason);
   }
 
   private publishStderr(line: string): void {

@@ -6,7 +6,7 @@ import {
   putServerRequestSchema,
   toolCallRequestSchema,
 } from '../../shared/schemas.ts';
-import { unmaskConfig } from '../../shared/server-secrets.ts';
+import { unmaskConfig } from '../servers/secrets.ts';
 import { type PutServerRequest, SERVER_ID_PATTERN } from '../../shared/servers.ts';
 import { badRequest } from '../errors.ts';
 import { validate } from '../http/validate.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import {
   configFromEntry,
   entryFromConfig,
@@ -38,6 +38,31 @@ export function parseMcpServers(json: unknown, source: string): StoredServer[] {
   return servers;
 }
 
+/** The temporary files writeRegistry writes beside `file`: `<name>.<12 hex digits>.tmp`. */
+function isTemporaryOf(file: string, name: string): boolean {
+  const prefix = `${basename(file)}.`;
+  return name.startsWith(prefix) && /^[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length));
+}
+
+/**
+ * Removes temporary files an earlier run left beside the registry when it was killed mid-write: they
+ * hold the servers' secrets and nothing will ever rename them.
+ */
+export async function removeStaleTemporaries(file: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dirname(file));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  await Promise.all(
+    names
+      .filter((name) => isTemporaryOf(file, name))
+      .map((name) => rm(join(dirname(file), name), { force: true })),
+  );
+}
+
 export async function readRegistry(file: string): Promise<StoredServer[]> {
   let text: string;
   try {
@@ -49,19 +74,45 @@ export async function readRegistry(file: string): Promise<StoredServer[]> {
   return parseMcpServers(JSON.parse(text), file);
 }
 
-/** Writes a temporary file beside the target and renames it over: readers never see half a file. */
+/** Flushes a folder's entries (a rename in it) to disk; not every platform can open a folder for that. */
+async function syncFolder(folder: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(folder, 'r');
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * Writes a temporary file beside the target, flushes it to disk, renames it over the target and
+ * flushes the folder: readers never see half a file, and after a crash or power loss the registry is
+ * the old one or the new one, never empty. A temporary file left by a kill is removed at the next start.
+ */
 export async function writeRegistry(file: string, servers: StoredServer[]): Promise<void> {
   const body: McpServersFile = {
     mcpServers: Object.fromEntries(servers.map((s) => [s.id, entryFromConfig(s.name, s.id, s.config)])),
   };
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const folder = dirname(file);
+  await mkdir(folder, { recursive: true, mode: 0o700 });
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     // 0600: the file holds the servers' env and headers, which are secrets.
-    await writeFile(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
+    const handle = await open(temporary, 'wx', 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(body, null, 2)}\n`, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
   }
+  await syncFolder(folder);
 }

@@ -175,7 +175,9 @@ describe('command line start', () => {
     const [, url] = await cli.waitFor('stdout', LISTENING);
     await cli.waitFor('stderr', /WARNING: --no-auth/);
     expect(cli.stdout()).not.toMatch(/^token: /m);
-    expect((await fetch(`${url}/api/mcp/servers/`)).status).toBe(200);
+    // Without a token, a caller shows where it comes from: the daemon's own origin here.
+    expect((await fetch(`${url}/api/mcp/servers/`, { headers: { Origin: url as string } })).status).toBe(200);
+    expect((await fetch(`${url}/api/mcp/servers/`)).status).toBe(403);
   });
 
   it('prints the usage with --help and exits 0', async () => {

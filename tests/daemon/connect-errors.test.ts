@@ -1,6 +1,9 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ServerConfig } from '../../shared/servers.ts';
 import { fixtureStdio, freePort, isAlive, startDaemon, type TestDaemon } from './helpers.ts';
 
@@ -179,5 +182,29 @@ describe('a failed connect', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('a server whose URL cannot be parsed', () => {
+  it('ends in error with a clear lastError and a 502 instead of staying in connecting', async () => {
+    // Such a config cannot come through PUT; an older or hand-edited servers.json can hold one.
+    const dataDir = await mkdtemp(join(tmpdir(), 'inspector-test-'));
+    onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
+    const servers = { mcpServers: { unparsable: { type: 'http', url: 'http://[not-an-address/mcp' } } };
+    await writeFile(join(dataDir, 'servers.json'), JSON.stringify(servers));
+    const fresh = await startDaemon({ dataDir });
+    onTestFinished(() => fresh.close());
+
+    const connected = await fresh.api('POST', '/api/mcp/servers/unparsable/connect');
+    expect(connected.status).toBe(502);
+    expect(connected.body.error).toBe(
+      "The server's URL cannot be parsed: give a full address such as http://127.0.0.1:3000/mcp.",
+    );
+    expect(connected.body.mcpError.code).toBe('INVALID_URL');
+    const record = (await fresh.api('GET', '/api/mcp/servers/unparsable')).body;
+    expect(record).toMatchObject({ status: 'error', lastError: connected.body.error });
+    const listed = await fresh.api('POST', '/api/mcp/tools/list', { serverId: 'unparsable' });
+    expect(listed.status).toBe(502);
+    expect(listed.body.mcpError.code).toBe('INVALID_URL');
   });
 });

@@ -286,6 +286,44 @@ describe('registry file', () => {
     const stored = JSON.parse(await readFile(join(d.dataDir, 'servers.json'), 'utf8'));
     expect(Object.keys(stored.mcpServers).sort()).toEqual(ids.slice(10).sort());
   });
+
+  it('stays whole through many quick concurrent PUTs, and a restart reads every server back', async () => {
+    const dataDir = await tempDir();
+    const first = await daemon({ dataDir });
+    const ids = Array.from({ length: 60 }, (_, i) => `server-${i}`);
+    const answers = await Promise.all(
+      ids.flatMap((id, i) => [
+        first.api('PUT', `/api/mcp/servers/${id}`, { config: everythingStdio() }),
+        // Every third server is replaced while the first writes are still going on.
+        ...(i % 3 === 0
+          ? [first.api('PUT', `/api/mcp/servers/${id}`, { name: `Renamed ${i}`, config: everythingStdio() })]
+          : []),
+      ]),
+    );
+    expect(answers.every((a) => a.status === 200 || a.status === 201)).toBe(true);
+    await first.close();
+
+    expect((await readdir(dataDir)).filter((name) => name.includes('.tmp'))).toEqual([]);
+    const stored = JSON.parse(await readFile(join(dataDir, 'servers.json'), 'utf8'));
+    expect(Object.keys(stored.mcpServers).sort()).toEqual([...ids].sort());
+    const second = await daemon({ dataDir });
+    const listed = (await second.api('GET', '/api/mcp/servers/')).body.servers as Array<{ id: string }>;
+    expect(listed.map((s) => s.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('removes a temporary file that an earlier run, killed mid-write, left in the data folder', async () => {
+    const dataDir = await tempDir();
+    const registry = { mcpServers: { kept: { command: process.execPath } } };
+    await writeFile(join(dataDir, 'servers.json'), JSON.stringify(registry));
+    await writeFile(join(dataDir, 'servers.json.0a1b2c3d4e5f.tmp'), '{"mcpServers": {"half-writ');
+    await writeFile(join(dataDir, 'notes.tmp'), 'not ours');
+
+    const d = await daemon({ dataDir });
+    expect((await readdir(dataDir)).sort()).toEqual(['notes.tmp', 'servers.json']);
+    expect((await d.api('GET', '/api/mcp/servers/')).body.servers.map((s: { id: string }) => s.id)).toEqual([
+      'kept',
+    ]);
+  });
 });
 
 describe('importing mcpServers files', () => {

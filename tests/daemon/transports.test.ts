@@ -205,7 +205,7 @@ describe('a Streamable HTTP server restarted on the same port', () => {
     const first = await echo(d, 'restarted', 'first');
     if (first.status !== 200) {
       expect(first.status).toBe(502);
-      expect(first.body.mcpError.message).toMatch(/connection to the server failed/i);
+      expect(first.body.mcpError.message).toMatch(/^The connection to the server was lost during the call: /);
       expect((await d.api('GET', '/api/mcp/servers/restarted')).body.status).toBe('error');
     }
     // ...and the next one opens a new session.

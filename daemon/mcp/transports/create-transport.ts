@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
-import { StdioTransport } from './stdio-transport.ts';
+import { StdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
 
 /**
  * The URL and headers a remote server is reached with. `fetch` refuses a URL with userinfo, so
@@ -25,8 +25,9 @@ export function remoteEndpoint(config: RemoteServerConfig): { url: URL; headers:
   return { url, headers };
 }
 
-export function createTransport(config: ServerConfig, onStderrLine: (line: string) => void): Transport {
-  if (config.transport === 'stdio') return new StdioTransport(config, onStderrLine);
+/** The SDK transport for a config; throws (a URL that cannot be parsed) rather than returning half a transport. */
+export function createTransport(config: ServerConfig, stdio: StdioTransportOptions = {}): Transport {
+  if (config.transport === 'stdio') return new StdioTransport(config, stdio);
   const { url, headers } = remoteEndpoint(config);
   switch (config.transport) {
     case 'sse':

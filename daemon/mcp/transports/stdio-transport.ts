@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServerConfig } from '../../../shared/servers.ts';
 
 export interface ExitInfo {
@@ -10,13 +12,153 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
 }
 
+/** The largest JSON-RPC message a STDIO server may send unless the daemon is told otherwise. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/** Bytes of one stderr line that are kept; the rest is counted and noted. */
+export const STDERR_LINE_CAP = 8 * 1024;
+
 const STDERR_TAIL_LINES = 20;
 const GRACE_MS = 2000;
+const GROUP_POLL_MS = 50;
+const PREVIEW_CHARS = 200;
+
+export interface StdioTransportOptions {
+  /** Each line the server writes to stderr, at most STDERR_LINE_CAP bytes of it. */
+  onStderrLine?: (line: string) => void;
+  /** A message (one stdout line) longer than this resets the connection; default 64 MiB. */
+  maxMessageBytes?: number;
+}
+
+/** A byte count as people read it: whole MiB or KiB when it is one, bytes otherwise. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes.toLocaleString('en-US')} bytes`;
+}
+
+/** A stdout line from the server that grew past the message size limit before it ended. */
+export class MessageTooLargeError extends Error {
+  override name = 'MessageTooLargeError';
+  constructor(
+    /** Bytes of the line read when it passed the limit: the message is at least this long. */
+    readonly received: number,
+    readonly limit: number,
+  ) {
+    super(
+      `The server sent a message of more than ${formatBytes(limit)} (${received.toLocaleString('en-US')} bytes had arrived without its end), ` +
+        `past the daemon's limit of ${formatBytes(limit)} (option maxMessageBytes)`,
+    );
+  }
+}
+
+/**
+ * Splits a byte stream into newline-delimited lines. The pieces of an unfinished line are kept as a
+ * list and joined once when its newline arrives, and only new bytes are searched for the newline, so a
+ * large message costs its own size, not its size squared. A line that grows past `limit` throws as
+ * soon as it does, before the rest of it is read.
+ */
+export class LineReader {
+  private pieces: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly limit: number) {}
+
+  push(chunk: Buffer, onLine: (line: Buffer) => void): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const stop = newline === -1 ? chunk.length : newline;
+      const length = this.size + (stop - start);
+      if (length > this.limit) {
+        this.pieces = [];
+        this.size = 0;
+        throw new MessageTooLargeError(length, this.limit);
+      }
+      if (newline === -1) {
+        this.pieces.push(chunk.subarray(start));
+        this.size = length;
+        return;
+      }
+      const tail = chunk.subarray(start, newline);
+      const line = this.pieces.length === 0 ? tail : Buffer.concat([...this.pieces, tail], length);
+      this.pieces = [];
+      this.size = 0;
+      start = newline + 1;
+      onLine(line);
+    }
+  }
+}
+
+/**
+ * Cuts stderr into lines of at most `cap` bytes each: the rest of a longer line is counted, never
+ * buffered, and noted as `… (N more bytes)`.
+ */
+class StderrLines {
+  private pieces: Buffer[] = [];
+  private kept = 0;
+  private dropped = 0;
+
+  constructor(
+    private readonly cap: number,
+    private readonly onLine: (line: string) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const stop = newline === -1 ? chunk.length : newline;
+      const keep = Math.max(0, Math.min(stop - start, this.cap - this.kept));
+      if (keep > 0) {
+        this.pieces.push(chunk.subarray(start, start + keep));
+        this.kept += keep;
+      }
+      this.dropped += stop - start - keep;
+      if (newline === -1) return;
+      this.endLine();
+      start = newline + 1;
+    }
+  }
+
+  flush(): void {
+    if (this.kept > 0 || this.dropped > 0) this.endLine();
+  }
+
+  private endLine(): void {
+    const bytes = Buffer.concat(this.pieces, this.kept);
+    let dropped = this.dropped;
+    let line: string;
+    if (dropped === 0) {
+      line = bytes.toString('utf8').replace(/\r$/, '');
+    } else {
+      // The cut may fall inside a character: the decoder holds its first bytes back, and they count as cut.
+      line = new StringDecoder('utf8').write(bytes);
+      dropped += bytes.length - Buffer.byteLength(line);
+      line += ` … (${dropped.toLocaleString('en-US')} more bytes)`;
+    }
+    this.pieces = [];
+    this.kept = 0;
+    this.dropped = 0;
+    this.onLine(line);
+  }
+}
+
+/** Signals a process group; false when nothing of it is left (or it is no longer ours to signal). */
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    // ESRCH: the group is empty; EPERM: what is left is not ours.
+    return false;
+  }
+}
 
 /**
  * STDIO transport that, unlike the SDK's, remembers how the child ended and what it last wrote to
- * stderr (so a failed start can be explained), and runs the child in its own process group so that
- * closing it also ends what it spawned (`npx` → node): no orphans.
+ * stderr (so a failed start can be explained), reads messages of any size up to a limit without
+ * quadratic copying, caps stderr lines, and runs the child in its own process group so that its end
+ * also ends what it spawned (`npx` → node, helpers with their stdio ignored): no orphans.
  */
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -24,15 +166,22 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   exit?: ExitInfo;
+  /** Why the daemon reset the connection itself (a message past the size limit), if it did. */
+  failure?: MessageTooLargeError;
   readonly stderrTail: string[] = [];
   private child?: ChildProcess;
-  private readonly readBuffer = new ReadBuffer();
-  private stderrRest = '';
+  private readonly lines: LineReader;
+  private readonly stderr: StderrLines;
+  /** Settles once nothing is left of the child's process group. */
+  private groupGone?: Promise<void>;
 
   constructor(
     private readonly config: StdioServerConfig,
-    private readonly onStderrLine: (line: string) => void = () => {},
-  ) {}
+    private readonly options: StdioTransportOptions = {},
+  ) {
+    this.lines = new LineReader(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    this.stderr = new StderrLines(STDERR_LINE_CAP, (line) => this.pushStderr(line));
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -57,81 +206,142 @@ export class StdioTransport implements Transport {
       child.once('spawn', () => resolve());
       child.once('exit', (code, signal) => {
         this.exit = { code, signal };
+        // What the child spawned into its group does not hold our pipes, so nothing else waits for it.
+        if (child.pid !== undefined && process.platform !== 'win32') this.groupGone = endGroup(child.pid);
       });
       child.once('close', () => {
-        this.flushStderr();
+        this.stderr.flush();
         this.child = undefined;
         this.onclose?.();
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
-      child.stdout?.on('data', (chunk: Buffer) => {
-        this.readBuffer.append(chunk);
-        this.drainMessages();
-      });
-      child.stderr?.setEncoding('utf8');
-      child.stderr?.on('data', (text: string) => this.takeStderr(text));
+      child.stdout?.on('data', (chunk: Buffer) => this.takeStdout(chunk));
+      child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
     });
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed) return Promise.reject(new Error('Not connected'));
+    if (!stdin || stdin.destroyed || this.failure) return Promise.reject(new Error('Not connected'));
     if (stdin.write(serializeMessage(message))) return Promise.resolve();
     return new Promise((resolve) => stdin.once('drain', resolve));
   }
 
+  /** Ends stdin and waits; then SIGTERM, then SIGKILL to the process group; then waits for the group. */
   async close(): Promise<void> {
     const child = this.child;
-    if (!child) return;
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const settle = (ms: number) =>
-      Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(r, ms, false).unref())]);
-    child.stdin?.end();
-    if (await settle(GRACE_MS)) return;
-    this.signal(child, 'SIGTERM');
-    if (await settle(GRACE_MS)) return;
-    this.signal(child, 'SIGKILL');
-    await settle(GRACE_MS);
+    if (child) {
+      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      const settle = (ms: number) =>
+        Promise.race([
+          closed.then(() => true),
+          new Promise<boolean>((r) => setTimeout(r, ms, false).unref()),
+        ]);
+      let done = false;
+      if (!this.failure) {
+        child.stdin?.end();
+        done = await settle(GRACE_MS);
+      }
+      if (!done) {
+        this.signal(child, 'SIGTERM');
+        done = await settle(GRACE_MS);
+      }
+      if (!done) {
+        this.signal(child, 'SIGKILL');
+        await settle(GRACE_MS);
+      }
+    }
+    await this.groupGone;
   }
 
   private signal(child: ChildProcess, signal: NodeJS.Signals): void {
+    // A negative pid signals the whole process group the child leads.
+    if (child.pid && process.platform !== 'win32') signalGroup(child.pid, signal);
+    else child.kill(signal);
+  }
+
+  private takeStdout(chunk: Buffer): void {
+    if (this.failure) return;
     try {
-      // A negative pid signals the whole process group the child leads.
-      if (child.pid && process.platform !== 'win32') process.kill(-child.pid, signal);
-      else child.kill(signal);
+      this.lines.push(chunk, (line) => this.takeLine(line));
+    } catch (error) {
+      if (!(error instanceof MessageTooLargeError)) throw error;
+      // The rest of that message is not read: the server is stopped and the connection reset.
+      this.failure = error;
+      this.child?.stdout?.destroy();
+      this.onerror?.(error);
+      void this.close();
+    }
+  }
+
+  private takeLine(bytes: Buffer): void {
+    const line = bytes.toString('utf8').replace(/\r$/, '');
+    if (!line.trim()) return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
     } catch {
-      // already gone
+      const preview = line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}…` : line;
+      this.onerror?.(
+        new Error(`The server wrote a line to stdout that is not a JSON-RPC message: ${preview}`),
+      );
+      return;
     }
-  }
-
-  private drainMessages(): void {
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.readBuffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) return;
+    try {
       this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error as Error);
     }
-  }
-
-  private takeStderr(text: string): void {
-    const lines = (this.stderrRest + text).split(/\r?\n/);
-    this.stderrRest = lines.pop() ?? '';
-    for (const line of lines) this.pushStderr(line);
-  }
-
-  private flushStderr(): void {
-    if (this.stderrRest) this.pushStderr(this.stderrRest);
-    this.stderrRest = '';
   }
 
   private pushStderr(line: string): void {
     this.stderrTail.push(line);
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
-    this.onStderrLine(line);
+    this.options.onStderrLine?.(line);
   }
+}
+
+/**
+ * Whether anything of the process group still runs. An ended member the child left behind stays
+ * visible to `kill(-pgid, 0)` until init reaps it, which can take a while; on Linux such zombies are
+ * told apart in /proc and do not count.
+ */
+async function groupRunning(pgid: number): Promise<boolean> {
+  if (!signalGroup(pgid, 0)) return false;
+  if (process.platform !== 'linux') return true;
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return true;
+  }
+  const states = await Promise.all(
+    names
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (name) => {
+        try {
+          const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+          // After the command name in parentheses: state, ppid, pgrp, …
+          const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return Number(pgrp) === pgid && state !== 'Z' && state !== 'X';
+        } catch {
+          return false; // ended while we looked
+        }
+      }),
+  );
+  return states.includes(true);
+}
+
+/**
+ * After the child has exited, ends the rest of its process group: SIGTERM, and SIGKILL if anything is
+ * still running after the grace period.
+ */
+async function endGroup(pgid: number): Promise<void> {
+  if (!signalGroup(pgid, 'SIGTERM')) return;
+  const deadline = Date.now() + GRACE_MS;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+    if (!(await groupRunning(pgid))) return;
+  }
+  signalGroup(pgid, 'SIGKILL');
 }

@@ -4,7 +4,7 @@
  * and events carry the mask; a PUT that sends the mask back keeps the stored value, but only for the
  * same origin, so an edited URL never receives a credential meant for another host.
  */
-import { MASKED_SECRET, type ServerConfig } from './servers.ts';
+import { MASKED_SECRET, type ServerConfig } from '../../shared/servers.ts';
 
 /** Names that say their value is a credential (query parameters, and free-text redaction by name). */
 export const SECRET_NAME =

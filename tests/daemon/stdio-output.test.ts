@@ -1,0 +1,129 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { DaemonOptions } from '../../daemon/options.ts';
+import type { RpcLogEntry, RpcStderrEntry } from '../../shared/logs.ts';
+import { sizedText } from '../fixtures/sized-text.ts';
+import { fixtureStdio, isAlive, startDaemon, type TestDaemon } from './helpers.ts';
+
+const MiB = 1024 * 1024;
+const FIXTURE = 'output-server.ts';
+
+/** A daemon with the output fixture registered as `output`. */
+async function daemonWithOutputServer(overrides: Partial<DaemonOptions> = {}): Promise<TestDaemon> {
+  const d = await startDaemon(overrides);
+  onTestFinished(() => d.close());
+  expect((await d.api('PUT', '/api/mcp/servers/output', { config: fixtureStdio(FIXTURE) })).status).toBe(201);
+  return d;
+}
+
+const call = (d: TestDaemon, toolName: string, parameters: Record<string, unknown> = {}) =>
+  d.api('POST', '/api/mcp/tools/execute', { serverId: 'output', toolName, parameters });
+
+const textOf = (result: { content?: Array<{ text?: string }> }): string =>
+  (result.content ?? []).map((c) => c.text ?? '').join('');
+
+/** Child processes of this test process (the daemon runs in-process) running the fixture. */
+function fixturePids(): number[] {
+  let out: string;
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when there is no child at all
+  }
+  return out
+    .split('\n')
+    .filter((line) => line.includes(FIXTURE))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/** The log stream's entries for `output`, replayed and then live, until `done` holds for them. */
+async function readLog(d: TestDaemon, done: (entries: RpcLogEntry[]) => boolean): Promise<RpcLogEntry[]> {
+  const controller = new AbortController();
+  const response = await fetch(`${d.url}/api/mcp/rpc-logs?replay=1000&serverIds=output`, {
+    headers: { 'X-Inspector-Token': d.token },
+    signal: controller.signal,
+  });
+  const entries: RpcLogEntry[] = [];
+  const decoder = new TextDecoder();
+  let rest = '';
+  try {
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith('data: ')) entries.push(JSON.parse(line.slice(6)));
+      if (done(entries)) break;
+    }
+  } finally {
+    controller.abort();
+  }
+  return entries;
+}
+
+describe('large messages from a STDIO server', () => {
+  it('returns a 12 MiB tool result intact', async () => {
+    const d = await daemonWithOutputServer();
+    const executed = await call(d, 'sized-result', { bytes: 12 * MiB });
+    expect(executed.status).toBe(200);
+    expect(executed.body.status).toBe('completed');
+    const text = textOf(executed.body.result);
+    expect(text.length).toBe(12 * MiB);
+    expect(text === sizedText(12 * MiB)).toBe(true);
+  });
+
+  it('answers 502 with the size and the limit for a message past maxMessageBytes, stops the server and stays up', async () => {
+    const d = await daemonWithOutputServer({ maxMessageBytes: MiB });
+    const underLimit = await call(d, 'sized-result', { bytes: MiB / 2 });
+    expect(underLimit.status).toBe(200);
+    const [pid] = fixturePids();
+    expect(pid).toBeDefined();
+
+    const tooLarge = await call(d, 'sized-result', { bytes: 3 * MiB });
+    expect(tooLarge.status).toBe(502);
+    expect(tooLarge.body.error).toMatch(/more than 1 MiB \([\d,]+ bytes had arrived without its end\)/);
+    expect(tooLarge.body.error).toContain("the daemon's limit of 1 MiB (option maxMessageBytes)");
+    expect(tooLarge.body.error).toContain('the connection was reset and the server process stopped');
+    expect(tooLarge.body.mcpError).toMatchObject({
+      code: 'MESSAGE_TOO_LARGE',
+      data: { limit: MiB, received: expect.any(Number) },
+    });
+    expect(tooLarge.body.mcpError.data.received).toBeGreaterThan(MiB);
+
+    const record = (await d.api('GET', '/api/mcp/servers/output')).body;
+    expect(record.status).toBe('error');
+    expect(record.lastError).toContain("past the daemon's limit of 1 MiB");
+    expect(record.lastError).toContain('it is started again on the next call');
+    await vi.waitFor(() => expect(isAlive(pid ?? 0)).toBe(false), { timeout: 10_000, interval: 50 });
+
+    const again = await call(d, 'sized-result', { bytes: 100 });
+    expect(again.status).toBe(200);
+    expect(textOf(again.body.result)).toBe(sizedText(100));
+    expect((await d.api('GET', '/api/mcp/servers/output')).body.status).toBe('connected');
+  });
+
+  it('carries on past a line on stdout that is not JSON-RPC', async () => {
+    const d = await daemonWithOutputServer();
+    const executed = await call(d, 'stdout-noise');
+    expect(executed.status).toBe(200);
+    expect(textOf(executed.body.result)).toBe('still here');
+    expect((await d.api('GET', '/api/mcp/servers/output')).body.status).toBe('connected');
+  });
+});
+
+describe('stderr from a STDIO server', () => {
+  it('shows a multi-MiB stderr line cut to 8 KiB with the rest counted, and the next line whole', async () => {
+    const d = await daemonWithOutputServer();
+    const bytes = 4 * MiB;
+    expect((await call(d, 'long-stderr-line', { bytes })).status).toBe(200);
+
+    const entries = await readLog(d, (all) => all.some((e) => e.message === 'after the long line'));
+    const stderr = entries.filter((e): e is RpcStderrEntry => e.direction === 'stderr');
+    const long = stderr.find((e) => e.message.startsWith('xxxx'));
+    expect(long?.message).toBe(
+      `${'x'.repeat(8192)} … (${(bytes - 8192).toLocaleString('en-US')} more bytes)`,
+    );
+    expect(stderr.map((e) => e.message)).toContain('after the long line');
+    expect(stderr.indexOf(long as RpcStderrEntry)).toBeLessThan(
+      stderr.findIndex((e) => e.message === 'after the long line'),
+    );
+  });
+});
