@@ -4,9 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { StdioServerConfig } from '../../shared/servers.ts';
-import { fixtureStdio, isAlive, ROOT, startDaemon, stopProcess, type TestDaemon } from './helpers.ts';
+import {
+  DAEMON_COMMAND,
+  fixtureStdio,
+  isAlive,
+  ROOT,
+  startDaemon,
+  stopProcess,
+  type TestDaemon,
+} from './helpers.ts';
 
-const BIN = join(ROOT, 'bin/inspector-daemon.js');
 const TOKEN = 'process-cleanup-token-0123456789';
 /** An ended process stays visible until it is reaped; the wait for that is bounded, never timed. */
 const GONE = { timeout: 15_000, interval: 50 };
@@ -69,7 +76,17 @@ async function startCli(config: unknown): Promise<{ child: ChildProcess; url: st
   await writeFile(configFile, JSON.stringify(config));
   const child = spawn(
     process.execPath,
-    [BIN, '--port', '0', '--data-dir', join(dir, 'data'), '--token', TOKEN, '--config', configFile],
+    [
+      ...DAEMON_COMMAND,
+      '--port',
+      '0',
+      '--data-dir',
+      join(dir, 'data'),
+      '--token',
+      TOKEN,
+      '--config',
+      configFile,
+    ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   onTestFinished(() => stopProcess(child));

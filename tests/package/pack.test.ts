@@ -4,7 +4,7 @@
  * and health from the compiled daemon. Also what the tarball holds: no tests, fixtures or sources.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -170,5 +170,17 @@ describe('the npm package', () => {
         mode: 'production',
       });
     });
+  });
+});
+
+describe('the tests beside this one', () => {
+  it('run the daemon from source (DAEMON_COMMAND, or the factory), never the bin that runs a build', () => {
+    const files = readdirSync(join(ROOT, 'tests'), { recursive: true, encoding: 'utf8' }).filter(
+      (path) => path.endsWith('.ts') && !path.startsWith('package/'),
+    );
+    const spawningBuilds = files.filter((path) =>
+      /bin\/inspector-daemon\.js|dist\/server/.test(readFileSync(join(ROOT, 'tests', path), 'utf8')),
+    );
+    expect(spawningBuilds).toEqual([]);
   });
 });
