@@ -1,49 +1,101 @@
+import { BlockList, isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createDaemon, type Daemon, StartupError } from './app.ts';
 import { installLastResortHandlers } from './last-resort.ts';
 import { type DaemonOptions, defaultDataDir, defaultOptions } from './options.ts';
+import { isLoopbackHost } from './security/host-check-middleware.ts';
+import { ConfigFileError, readConfigFile } from './servers/config-file.ts';
+import type { StoredServer } from './servers/registry-file.ts';
 import { VERSION } from './version.ts';
 
 const USAGE = `Usage: inspector-daemon [--port N] [--host H] [--config FILE] [--data-dir DIR] [--token T] [--no-auth]
-                        [--allowed-host NAME]...
+                        [--allowed-host NAME]... [--max-message-mb N]
 
-  --port N            port to listen on (PORT; default 6274; 0 picks a free port)
-  --host H            address to bind (HOST; default 127.0.0.1). Beyond loopback the token is mandatory.
-  --config FILE       import servers from an mcpServers JSON file at start (INSPECTOR_CONFIG)
-  --data-dir DIR      token and server registry folder (INSPECTOR_DATA_DIR; default ~/.config/inspector-daemon)
-  --token T           use this token instead of the stored one (INSPECTOR_TOKEN)
-  --no-auth           no token (loopback only; prints a warning)
-  --allowed-host NAME accept this Host header name as well as loopback names (repeatable)`;
+  --port N             port to listen on (PORT; default 6274; 0 picks a free port)
+  --host H             address to bind (HOST; default 127.0.0.1). Beyond loopback the token is mandatory,
+                       and other machines need --allowed-host with the name or address they use.
+  --config FILE        import servers from an mcpServers JSON file at start (INSPECTOR_CONFIG)
+  --data-dir DIR       token and server registry folder (INSPECTOR_DATA_DIR; default ~/.config/inspector-daemon)
+  --token T            use this token instead of the stored one (INSPECTOR_TOKEN)
+  --no-auth            no token (loopback only; prints a warning)
+  --allowed-host NAME  accept this Host header name as well as loopback names (repeatable)
+  --max-message-mb N   the largest message a STDIO server may send, in MiB (default 64)`;
+
+/** The options that take a value, and what the value is, for "--port needs a number". */
+const VALUE_OF: Record<string, string> = {
+  port: 'a number',
+  host: 'an address',
+  config: 'a file',
+  'data-dir': 'a folder',
+  token: 'a value',
+  'allowed-host': 'a host name',
+  'max-message-mb': 'a number',
+};
+
+/** Beyond this a message no longer fits in one JavaScript string. */
+const MAX_MESSAGE_MB = 512;
 
 class UsageError extends Error {}
 
-export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): DaemonOptions | 'help' | 'version' {
+/** What the command line asks for: the daemon's options, and where the config file was named. */
+export interface CommandLine {
+  options: DaemonOptions;
+  /** How the user named `options.configFile`. */
+  configOrigin?: '--config' | 'INSPECTOR_CONFIG';
+  /** How the user named `options.host`, for messages about it. */
+  hostOrigin: '--host' | 'HOST';
+}
+
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine | 'help' | 'version' {
+  const missing = missingValue(argv);
+  if (missing) throw new UsageError(missing);
   let values: ReturnType<typeof parse>['values'];
   try {
     values = parse(argv).values;
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments');
+    throw new UsageError(parseProblem(error as Error & { code?: string }));
   }
   if (values.help) return 'help';
   if (values.version) return 'version';
+
   const portText = values.port ?? env.PORT ?? '6274';
   if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
-    throw new UsageError(`--port must be a whole number from 0 to 65535, not "${portText}"`);
+    const name = values.port !== undefined ? '--port' : 'PORT';
+    throw new UsageError(`${name} must be a whole number from 0 to 65535, not "${portText}"`);
   }
+  const hostOrigin = values.host !== undefined ? '--host' : 'HOST';
+  const host = checkHost(values.host ?? env.HOST ?? '127.0.0.1', hostOrigin);
   const token = values['no-auth'] ? null : (values.token ?? env.INSPECTOR_TOKEN);
-  if (typeof token === 'string' && token.length < 16)
-    throw new UsageError('--token must be at least 16 characters');
+  if (typeof token === 'string' && token.length < 16) {
+    throw new UsageError(
+      `${values.token !== undefined ? '--token' : 'INSPECTOR_TOKEN'} must be at least 16 characters`,
+    );
+  }
+  let maxMessageBytes: number | undefined;
+  if (values['max-message-mb'] !== undefined) {
+    const text = values['max-message-mb'];
+    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_MESSAGE_MB) {
+      throw new UsageError(
+        `--max-message-mb must be a whole number from 1 to ${MAX_MESSAGE_MB}, not "${text}"`,
+      );
+    }
+    maxMessageBytes = Number(text) * 1024 * 1024;
+  }
+  const configFile = values.config ?? (env.INSPECTOR_CONFIG || undefined);
   const debugOn = Boolean(env.DEBUG_MCP_SELECTION && env.DEBUG_MCP_SELECTION !== '0');
-  return defaultOptions({
+  const options = defaultOptions({
     port: Number(portText),
-    host: values.host ?? env.HOST ?? '127.0.0.1',
+    host,
     mode: env.NODE_ENV === 'development' ? 'development' : 'production',
     dataDir: values['data-dir'] ?? env.INSPECTOR_DATA_DIR ?? defaultDataDir(env),
     token: token === '' ? undefined : token,
     allowedHosts: values['allowed-host'] ?? [],
-    configFile: values.config ?? env.INSPECTOR_CONFIG,
+    configFile,
+    ...(maxMessageBytes !== undefined && { maxMessageBytes }),
     debug: debugOn ? (line) => console.error(`[debug] ${line}`) : undefined,
   });
+  if (!configFile) return { options, hostOrigin };
+  return { options, hostOrigin, configOrigin: values.config !== undefined ? '--config' : 'INSPECTOR_CONFIG' };
 }
 
 function parse(argv: string[]) {
@@ -59,10 +111,76 @@ function parse(argv: string[]) {
       token: { type: 'string' },
       'no-auth': { type: 'boolean' },
       'allowed-host': { type: 'string', multiple: true },
+      'max-message-mb': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
   });
+}
+
+/**
+ * "--port needs a number" for an option given no value: last on the line, followed by another option,
+ * or empty (`--port=`). parseArgs would take the next option as the value or call it ambiguous.
+ */
+function missingValue(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--') return undefined;
+    const match = /^--([^=]+)(=?)(.*)$/s.exec(arg);
+    const name = match?.[1] ?? '';
+    const what = VALUE_OF[name];
+    if (!what) continue;
+    if (match?.[2] === '=') {
+      if (match[3] === '') return `--${name} needs ${what}`;
+      continue;
+    }
+    const next = argv[i + 1];
+    if (next === undefined || next === '' || next.startsWith('-')) return `--${name} needs ${what}`;
+    i++;
+  }
+  return undefined;
+}
+
+/** parseArgs' complaint, said shortly. */
+function parseProblem(error: Error & { code?: string }): string {
+  const quoted = /'([^']*)'/.exec(error.message)?.[1] ?? '';
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${quoted}`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${quoted}": every option starts with --`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/does not take an argument/.test(error.message)) return `${quoted} takes no value`;
+      break;
+  }
+  return error.message.split('\n')[0] ?? 'bad arguments';
+}
+
+/**
+ * The address to bind, as given (IPv6 without brackets): an IP address or a host name; `source` is
+ * where it came from (`--host` or `HOST`). A URL or an address with a port is refused here, a name
+ * that does not resolve when the daemon listens.
+ */
+function checkHost(value: string, source: string): string {
+  const host = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+  if (isIP(host)) return host;
+  const name =
+    /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+  if (name.test(host)) return host;
+  const hint = /^[a-z]+:\/\/|:\d+$/i.test(value) ? ': give the address alone, the port goes in --port' : '';
+  throw new UsageError(
+    `${source} must be an address to listen on, such as 127.0.0.1 or 0.0.0.0, not "${value}"${hint}`,
+  );
+}
+
+const WILDCARD = new BlockList();
+WILDCARD.addAddress('0.0.0.0', 'ipv4');
+WILDCARD.addAddress('::', 'ipv6');
+
+/** `0.0.0.0` or `::` (however written): every address of the machine. */
+function isWildcard(host: string): boolean {
+  const family = isIP(host);
+  return family !== 0 && WILDCARD.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 function fail(message: string, code = 1): never {
@@ -79,25 +197,53 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   }
   if (parsed === 'help') return console.log(USAGE);
   if (parsed === 'version') return console.log(VERSION);
-  const options = parsed;
+  const { options, configOrigin, hostOrigin } = parsed;
 
   let daemon: Daemon;
   let url: string;
   try {
-    daemon = await createDaemon(options);
+    // Read and checked here, before anything starts, so the message can name --config or INSPECTOR_CONFIG.
+    let servers: StoredServer[] = [];
+    if (options.configFile && configOrigin) servers = await readConfigFile(options.configFile, configOrigin);
+    daemon = await createDaemon({ ...options, configFile: undefined });
+    if (servers.length) await daemon.manager.put(servers);
     url = await daemon.listen();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE')
-      fail(`port ${options.port} is in use: stop the other process or pass --port N (0 picks a free port)`);
-    if (code === 'EADDRNOTAVAIL') fail(`cannot bind ${options.host}: no such address on this machine`);
+    if (code === 'EADDRINUSE') {
+      fail(
+        `port ${options.port} is in use (another inspector-daemon?): stop that process or pass --port N (0 picks a free port)`,
+      );
+    }
+    if (code === 'EADDRNOTAVAIL')
+      fail(`cannot listen on ${hostOrigin} ${options.host}: no such address on this machine`);
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      fail(
+        `cannot listen on ${hostOrigin} ${options.host}: no address has that name; give an address such as 127.0.0.1`,
+      );
+    }
     if (code === 'EACCES') fail(`not allowed to listen on ${options.host}:${options.port}`);
-    if (error instanceof StartupError) fail(error.message);
+    if (error instanceof StartupError || error instanceof ConfigFileError) fail(error.message);
     fail(`cannot start: ${(error as Error).message}`);
   }
 
   installLastResortHandlers((line) => console.error(line));
-  console.log(`inspector-daemon listening on ${url} (${options.mode})`);
+  const port = new URL(url).port;
+  // A daemon on every address is reached on this machine at the loopback one: the address to pair with.
+  const wildcard = isWildcard(options.host);
+  const pairUrl = wildcard ? `http://127.0.0.1:${port}` : url;
+  console.log(
+    `inspector-daemon listening on ${pairUrl} (${options.mode})` +
+      (wildcard ? `, and on all addresses (--host ${options.host})` : ''),
+  );
+  if (isIP(options.host) && !isLoopbackHost(options.host) && options.allowedHosts.length === 0) {
+    // The Host check lets through loopback names and the bound address: not the names others use.
+    console.error(
+      wildcard
+        ? `inspector-daemon: WARNING: on all addresses, but requests from other machines are refused (403 Forbidden Host) unless they use a name or address given with --allowed-host; on this machine use ${pairUrl}`
+        : `inspector-daemon: WARNING: only requests to ${url} are answered; to reach it by a name for this machine, add --allowed-host NAME`,
+    );
+  }
   if (daemon.token === null) {
     console.error(
       'inspector-daemon: WARNING: --no-auth: any program on this machine can use the API and start processes',
@@ -105,15 +251,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   } else {
     console.log(`token: ${daemon.token}`);
     console.log(
-      `Pair the extension: open its options, enter ${url} and this token (API clients send it as X-Inspector-Token).`,
+      `Pair the extension: open its options, enter ${pairUrl} and this token (API clients send it as X-Inspector-Token).`,
     );
   }
 
   let stopping = false;
-  const stop = (signal: string): void => {
+  const stop = (why: string): void => {
     if (stopping) return;
     stopping = true;
-    options.debug?.(`${signal}: closing connections`);
+    options.debug?.(`${why}: closing connections`);
     daemon.close().then(
       () => process.exit(0),
       (error: unknown) => fail(`error while closing: ${(error as Error).message}`),

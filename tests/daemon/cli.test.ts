@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { type CommandLine, parseCommandLine } from '../../daemon/cli.ts';
+import { readConfigFile } from '../../daemon/servers/config-file.ts';
 import {
   DAEMON_COMMAND,
   EVERYTHING,
@@ -48,7 +50,12 @@ async function tempDir(): Promise<string> {
 }
 
 function runCli(args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, [...DAEMON_COMMAND, ...args], {
+  return runCommand(process.execPath, [...DAEMON_COMMAND, ...args], env);
+}
+
+/** Runs `command` with the command line's variables cleaned, and follows its output. */
+function runCommand(command: string, args: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -93,6 +100,7 @@ function runCli(args: string[], env: Record<string, string> = {}): Cli {
 }
 
 const LISTENING = /^inspector-daemon listening on (http:\/\/127\.0\.0\.1:(\d+)) \((\w+)\)$/m;
+const TOKEN = 'cli-token-0123456789abcdef';
 
 /** Starts the daemon and waits for its listening and token lines. */
 async function startCli(
@@ -254,8 +262,40 @@ describe('command line errors', () => {
     const { code } = await cli.exited;
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
-    expect(expectOneLineError(cli.stderr())).toContain(missing);
+    expect(expectOneLineError(cli.stderr())).toBe(
+      `inspector-daemon: --config ${missing}: no such file; check the path`,
+    );
     expect(cli.stdout()).not.toMatch(LISTENING);
+    expect(existsSync(join(dataDir, 'token'))).toBe(false);
+  });
+
+  it('names INSPECTOR_CONFIG when the file came from it', async () => {
+    const dataDir = await tempDir();
+    const config = join(dataDir, 'servers.json');
+    await writeFile(config, '{ "mcpServers": { "a": { "command": "x" }, } }');
+    const cli = runCli(['--port', '0', '--data-dir', dataDir], { INSPECTOR_CONFIG: config });
+    expect((await cli.exited).code).toBe(1);
+    expect(expectOneLineError(cli.stderr())).toBe(
+      `inspector-daemon: INSPECTOR_CONFIG=${config}: not JSON at line 1, column 44 ` +
+        '(Expected double-quoted property name); fix the file there',
+    );
+  });
+
+  it('says an option needs a value, without starting', async () => {
+    const cli = runCli(['--port', '--data-dir', '/nonexistent']);
+    expect((await cli.exited).code).toBe(2);
+    expect(expectOneLineError(cli.stderr())).toBe('inspector-daemon: --port needs a number (see --help)');
+  });
+
+  it.each([
+    [['--host', 'http://127.0.0.1:6274'], {}, '--host'],
+    [[], { HOST: '127.0.0.1:6274' }, 'HOST'],
+  ])('refuses a --host that is no address (%j %j) in one line naming %s', async (args, env, name) => {
+    const cli = runCli(['--port', '0', ...args], env);
+    expect((await cli.exited).code).toBe(2);
+    expect(expectOneLineError(cli.stderr())).toMatch(
+      new RegExp(`^inspector-daemon: ${name} must be an address to listen on, .*not "[^"]+": .*--port`),
+    );
   });
 
   it('refuses --no-auth on a non-loopback address', async () => {
@@ -266,5 +306,141 @@ describe('command line errors', () => {
     expect(code).not.toBeNull();
     expect(expectOneLineError(cli.stderr())).toContain('--no-auth');
     expect(cli.stdout()).not.toMatch(LISTENING);
+  });
+});
+
+describe('command line on all addresses', () => {
+  it('prints a loopback address to pair with, and warns that other machines need --allowed-host', async () => {
+    const dataDir = await tempDir();
+    const cli = runCli(['--port', '0', '--data-dir', dataDir, '--host', '0.0.0.0', '--token', TOKEN]);
+    const [, url] = await cli.waitFor(
+      'stdout',
+      /^inspector-daemon listening on (http:\/\/127\.0\.0\.1:\d+) \(production\), and on all addresses \(--host 0\.0\.0\.0\)$/m,
+    );
+    await cli.waitFor('stdout', /^Pair.*\n/m);
+    expect(cli.stdout()).toContain(`enter ${url} and this token`);
+    const warning = await cli.waitFor('stderr', /^inspector-daemon: WARNING: .*\n/m);
+    expect(warning[0]).toContain('--allowed-host');
+    expect(warning[0]).toContain(url);
+    const servers = await fetch(`${url}/api/mcp/servers/`, { headers: { 'X-Inspector-Token': TOKEN } });
+    expect(servers.status).toBe(200);
+  });
+
+  it('does not warn when --allowed-host names how others reach it', async () => {
+    const dataDir = await tempDir();
+    const cli = runCli([
+      ...['--port', '0', '--data-dir', dataDir, '--host', '0.0.0.0', '--token', TOKEN],
+      ...['--allowed-host', 'inspector.internal'],
+    ]);
+    await cli.waitFor('stdout', /^Pair.*\n/m);
+    expect(cli.stderr()).toBe('');
+  });
+});
+
+describe('parseCommandLine', () => {
+  const parsed = (argv: string[], env: NodeJS.ProcessEnv = {}): CommandLine => {
+    const result = parseCommandLine(argv, env);
+    if (typeof result === 'string') throw new Error(`parsed as ${result}`);
+    return result;
+  };
+
+  it.each([
+    [['--port'], '--port needs a number'],
+    [['--port', '--no-auth'], '--port needs a number'],
+    [['--port='], '--port needs a number'],
+    [['--host'], '--host needs an address'],
+    [['--config', '--port', '0'], '--config needs a file'],
+    [['--data-dir'], '--data-dir needs a folder'],
+    [['--token', '-h'], '--token needs a value'],
+    [['--allowed-host'], '--allowed-host needs a host name'],
+    [['--max-message-mb'], '--max-message-mb needs a number'],
+    [['--frobnicate'], 'unknown option --frobnicate'],
+    [['--no-auth=yes'], '--no-auth takes no value'],
+    [['6274'], 'unexpected argument "6274"'],
+    [['--port', '70000'], '--port must be a whole number from 0 to 65535, not "70000"'],
+    [['--max-message-mb', '0'], '--max-message-mb must be a whole number from 1 to 512'],
+    [['--token', 'short'], '--token must be at least 16 characters'],
+  ])('%j: %s', (argv, message) => {
+    expect(() => parseCommandLine(argv, {})).toThrow(message);
+  });
+
+  it('names the environment variable a bad value came from', () => {
+    expect(() => parseCommandLine([], { PORT: 'x' })).toThrow('PORT must be a whole number');
+    expect(() => parseCommandLine([], { HOST: 'http://h' })).toThrow(/^HOST must be an address/);
+    expect(() => parseCommandLine([], { INSPECTOR_TOKEN: 'short' })).toThrow('INSPECTOR_TOKEN must be');
+  });
+
+  it('takes IP addresses, [IPv6] and host names for --host', () => {
+    expect(parsed(['--host', '::1']).options.host).toBe('::1');
+    expect(parsed(['--host', '[::1]']).options.host).toBe('::1');
+    expect(parsed(['--host', 'my-box.local']).options.host).toBe('my-box.local');
+    expect(parsed([]).options.host).toBe('127.0.0.1');
+  });
+
+  it('sets maxMessageBytes from --max-message-mb, 64 MiB without it', () => {
+    expect(parsed(['--max-message-mb', '128']).options.maxMessageBytes).toBe(128 * 1024 * 1024);
+    expect(parsed([]).options.maxMessageBytes).toBe(64 * 1024 * 1024);
+  });
+
+  it('says where the config file was named', () => {
+    expect(parsed(['--config', 'a.json']).configOrigin).toBe('--config');
+    expect(parsed([], { INSPECTOR_CONFIG: 'b.json' })).toMatchObject({
+      configOrigin: 'INSPECTOR_CONFIG',
+      options: { configFile: 'b.json' },
+    });
+    expect(parsed([], { INSPECTOR_CONFIG: '' }).options.configFile).toBeUndefined();
+  });
+});
+
+describe('config file messages', () => {
+  async function problem(text: string, origin: '--config' | 'INSPECTOR_CONFIG' = '--config') {
+    const file = join(await tempDir(), 'servers.json');
+    await writeFile(file, text);
+    const message = await readConfigFile(file, origin).then(
+      () => 'no error',
+      (error: Error) => error.message,
+    );
+    return message.replace(file, 'FILE');
+  }
+
+  it.each([
+    ['', '--config FILE: the file is empty; write {"mcpServers": {…}} in it'],
+    [
+      '{\n  "mcpServers": {\n    "a": { "command": "x" }\n  }\n}\n}',
+      '--config FILE: not JSON at line 6, column 1 (Unexpected non-whitespace character after JSON); fix the file there',
+    ],
+    [
+      '{ "mcpServers": {\n  "a": { "args": [1, 2,] } } }',
+      "--config FILE: not JSON at line 2, column 24 (Unexpected token ']'); fix the file there",
+    ],
+    [
+      '[]',
+      '--config FILE: expected an object with "mcpServers", found an array; the file needs {"mcpServers": {"<name>": {"command": …} or {"url": …}}}',
+    ],
+    [
+      '{ "servers": {} }',
+      '--config FILE: it has "servers" (VS Code\'s mcp.json) where "mcpServers" is expected; the file needs {"mcpServers": {"<name>": {"command": …} or {"url": …}}}',
+    ],
+    [
+      '{ "mcpServers": { "ok": { "command": "x" }, "broken": { "cmd": "x" } } }',
+      '--config FILE: wrong entries in mcpServers: "broken": needs either "command" (STDIO) or "url" (SSE, HTTP, WebSocket); fix or remove them',
+    ],
+    [
+      '{ "mcpServers": { "remote": { "url": "ftp://example.com/mcp", "type": "http" } } }',
+      '--config FILE: mcpServers.remote.url: must match pattern "^(https?|wss?)://"; fix or remove these entries',
+    ],
+  ])('%j', async (text, message) => {
+    expect(await problem(text)).toBe(message);
+  });
+
+  it('reads a file with a byte order mark', async () => {
+    expect(await problem('\uFEFF{ "mcpServers": { "a": { "command": "x" } } }')).toBe('no error');
+  });
+
+  it('says to unset INSPECTOR_CONFIG when the file it names is missing', async () => {
+    const missing = join(await tempDir(), 'gone.json');
+    await expect(readConfigFile(missing, 'INSPECTOR_CONFIG')).rejects.toThrow(
+      `INSPECTOR_CONFIG=${missing}: no such file; check the path, or unset INSPECTOR_CONFIG`,
+    );
   });
 });
