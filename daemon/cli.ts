@@ -267,4 +267,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  stopWithNpm(env, stop);
+}
+
+/**
+ * npm (`npm start`, `npx inspector-daemon`) runs the daemon under `sh -c`. A SIGTERM or Ctrl+C npm
+ * passes on ends that shell but, where the shell is dash, not the daemon under it: the daemon then
+ * notices that its parent is gone and stops as if it had the signal itself.
+ */
+function stopWithNpm(env: NodeJS.ProcessEnv, stop: (why: string) => void): void {
+  if (!env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop(`the process that started it (${parent}) is gone`);
+  }, 250).unref();
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// npm start: builds the extension, the web page and the daemon when their sources changed, then runs the
-// daemon's command (bin/inspector-daemon.js, which runs the compiled daemon in dist/server).
-import { spawn, spawnSync } from 'node:child_process';
+// npm start: builds the extension, the web page and the daemon when their sources changed, then becomes
+// the daemon: it runs the daemon's command (bin/inspector-daemon.js, the compiled daemon in dist/server)
+// in this process, with the same arguments (`npm start -- --port 6275`), so a signal sent to it (Ctrl+C,
+// SIGTERM) reaches the daemon itself, which closes its MCP servers and exits.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,8 +68,4 @@ console.log(
 console.log('then open DevTools on any page and pick the "MCP" panel.');
 console.log('Web page: the daemon URL below, in any browser.\n');
 
-const daemon = spawn(process.execPath, [join(root, 'bin/inspector-daemon.js'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-});
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => daemon.kill(signal));
-daemon.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+await import(new URL('../bin/inspector-daemon.js', import.meta.url).href);

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type CommandLine, parseCommandLine } from '../../daemon/cli.ts';
 import { readConfigFile } from '../../daemon/servers/config-file.ts';
 import {
@@ -227,6 +227,46 @@ describe('command line shutdown', () => {
       expect(isAlive(mcpPid)).toBe(false);
     },
   );
+
+  it('stops, MCP server included, when the shell npm started it under is gone', async () => {
+    // npm start and npx run the daemon as `sh -c …`; a SIGTERM npm passes on ends only the shell (dash).
+    const dataDir = await tempDir();
+    const line = [
+      process.execPath,
+      ...DAEMON_COMMAND,
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--token',
+      TOKEN,
+    ];
+    const shell = runCommand('sh', ['-c', line.map((arg) => `'${arg}'`).join(' ')], {
+      npm_lifecycle_event: 'start',
+    });
+    const [, url = ''] = await shell.waitFor('stdout', LISTENING);
+    const connect = await fetch(`${url}/api/mcp/servers/everything`, {
+      method: 'PUT',
+      headers: { 'X-Inspector-Token': TOKEN, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ config: everythingStdio() }),
+    });
+    expect(connect.status).toBe(201);
+    await fetch(`${url}/api/mcp/servers/everything/connect`, {
+      method: 'POST',
+      headers: { 'X-Inspector-Token': TOKEN },
+    });
+    const [daemon] = childrenOf(shell.child.pid ?? 0);
+    expect(daemon?.cmdline).toContain('daemon/main.ts');
+    const [server] = childrenOf(daemon?.pid ?? 0).filter((c) => c.cmdline.includes(EVERYTHING));
+    expect(server).toBeDefined();
+
+    shell.child.kill('SIGTERM');
+    await shell.exited;
+    await vi.waitFor(() => expect([daemon, server].filter((p) => isAlive(p?.pid ?? 0))).toEqual([]), {
+      timeout: 10_000,
+      interval: 100,
+    });
+  });
 });
 
 describe('command line errors', () => {

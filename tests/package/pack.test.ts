@@ -5,12 +5,12 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basename, dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { defaultOptions } from '../../daemon/options.ts';
-import { ROOT } from '../daemon/helpers.ts';
+import { EVERYTHING, isAlive, ROOT } from '../daemon/helpers.ts';
 
 const TOKEN = 'package-token-0123456789abcdef';
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -45,6 +45,64 @@ function npm(args: string[], cwd: string): Promise<string> {
       },
     );
   });
+}
+
+/** Resolves with the daemon's address once `child` prints its listening line. */
+function listeningUrl(child: ChildProcess, what: string): Promise<string> {
+  let output = '';
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+      const match = /^inspector-daemon listening on (http:\/\/127\.0\.0\.1:\d+) \(production\)$/m.exec(
+        output,
+      );
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited ${code}:\n${output}`));
+    });
+  });
+}
+
+/** The processes under `pid` (children, theirs, …) with their arguments, from Linux's /proc. */
+function descendantsOf(pid: number): Array<{ pid: number; ppid: number; argv: string[] }> {
+  const all: Array<{ pid: number; ppid: number; argv: string[] }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      all.push({ pid: Number(entry), ppid, argv });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const found: typeof all = [];
+  const parents = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const proc of all) {
+      if (parents.has(proc.ppid) && !parents.has(proc.pid)) {
+        parents.add(proc.pid);
+        found.push(proc);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/** Waits until none of `pids` is alive. */
+async function expectGone(pids: number[]): Promise<void> {
+  await vi.waitFor(() => expect(pids.filter(isAlive)).toEqual([]), { timeout: 10_000, interval: 100 });
 }
 
 let work = '';
@@ -124,29 +182,7 @@ describe('the npm package', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });
-      let output = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no listening line within 30 s:\n${output}`)),
-          30_000,
-        );
-        const onData = (chunk: Buffer): void => {
-          output += chunk.toString('utf8');
-          const match = /^inspector-daemon listening on (http:\/\/127\.0\.0\.1:\d+) \(production\)$/m.exec(
-            output,
-          );
-          if (match?.[1]) {
-            clearTimeout(timer);
-            resolve(match[1]);
-          }
-        };
-        daemon?.stdout?.on('data', onData);
-        daemon?.stderr?.on('data', onData);
-        daemon?.once('exit', (code) => {
-          clearTimeout(timer);
-          reject(new Error(`npx inspector-daemon exited ${code}:\n${output}`));
-        });
-      });
+      const url = await listeningUrl(daemon, 'npx inspector-daemon');
 
       const builtIndex = readFileSync(
         join(app, 'node_modules', PACKAGE.name, 'dist/client/index.html'),
@@ -170,6 +206,82 @@ describe('the npm package', () => {
         mode: 'production',
       });
     });
+
+    it('stops the daemon when npx alone gets SIGTERM', async () => {
+      // npx runs the bin under `sh -c`: the signal npm passes on ends the shell, and the daemon follows.
+      const npx = daemon!;
+      const [bin] = descendantsOf(npx.pid!).filter(
+        ({ argv }) =>
+          basename(argv[0] ?? '') === 'node' && argv.some((arg) => arg.endsWith('inspector-daemon')),
+      );
+      expect(bin).toBeDefined();
+      const exited = new Promise((resolve) => npx.once('exit', resolve));
+      process.kill(npx.pid!, 'SIGTERM');
+      await exited;
+      await expectGone([bin!.pid]);
+    });
+  });
+});
+
+describe('npm start', () => {
+  let home = '';
+  let config = '';
+
+  beforeAll(async () => {
+    // The repository's start script, copied into a folder where the builds it checks look done, so it
+    // starts the daemon at once: its bin/ is a link to the repository's, which runs the dist/server the
+    // pack above has just compiled.
+    home = join(work, 'start');
+    await mkdir(join(home, 'scripts'), { recursive: true });
+    await copyFile(join(ROOT, 'scripts/start.js'), join(home, 'scripts/start.js'));
+    await symlink(join(ROOT, 'bin'), join(home, 'bin'));
+    for (const output of [
+      '.output/chrome-mv3/manifest.json',
+      'dist/client/index.html',
+      'dist/server/daemon/main.js',
+    ]) {
+      await mkdir(dirname(join(home, output)), { recursive: true });
+      await writeFile(join(home, output), '');
+    }
+    const scripts = { start: 'node scripts/start.js' };
+    await writeFile(
+      join(home, 'package.json'),
+      JSON.stringify({ name: 'start-copy', type: 'module', scripts }),
+    );
+    config = join(home, 'servers.json');
+    const everything = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+    await writeFile(config, JSON.stringify({ mcpServers: { everything } }));
+  });
+
+  it.each([
+    ['node scripts/start.js', process.execPath, ['scripts/start.js']],
+    ['npm start', 'npm', ['start', '--']],
+  ])('%s: SIGTERM stops the daemon and its MCP server', async (_, command, args) => {
+    const dataDir = await mkdtemp(join(work, 'start-data-'));
+    const child = spawn(
+      command,
+      [...args, '--port', '0', '--data-dir', dataDir, '--token', TOKEN, '--config', config],
+      { cwd: home, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    });
+    const url = await listeningUrl(child, args.join(' '));
+    const connect = await fetch(`${url}/api/mcp/servers/everything/connect`, {
+      method: 'POST',
+      headers: { 'X-Inspector-Token': TOKEN },
+    });
+    expect(connect.status).toBe(200);
+    // The MCP server is the daemon's child: that names the daemon's process too.
+    const [server] = descendantsOf(child.pid!).filter(({ argv }) => argv.includes(EVERYTHING));
+    expect(server).toBeDefined();
+    const daemonPid = server!.ppid;
+    expect(isAlive(daemonPid)).toBe(true);
+
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(child.pid!, 'SIGTERM');
+    await exited;
+    await expectGone([daemonPid, server!.pid]);
   });
 });
 
