@@ -36,8 +36,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Real Chromium drives the built extension and web page (built once by the global setup); one
-        // file at a time, since the extension's daemon needs the one port its manifest grants.
+        // Real Chromium drives the built extension (its test build, granted every loopback port, so each
+        // daemon takes a free port) and web page, built once by the global setup; one file at a time.
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],

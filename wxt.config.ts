@@ -6,6 +6,14 @@ export const DAEMON_HOST_PERMISSIONS = ['http://127.0.0.1:6274/*', 'http://local
 const OTHER_DAEMON_PORTS = ['http://127.0.0.1/*', 'http://localhost/*'];
 
 /**
+ * `INSPECTOR_TEST_BUILD=1` builds the extension the end-to-end tests drive: every loopback port is
+ * granted at install (headless Chromium shows a permission prompt nobody can answer, and each test
+ * daemon takes a free port), and it goes to its own folder, `.output/test-chrome-mv3`, so a test run
+ * never replaces the extension `npm start` built. Nothing else differs from the production build.
+ */
+const TEST_BUILD = process.env.INSPECTOR_TEST_BUILD === '1';
+
+/**
  * The policy of the widget sandbox page (entrypoints/sandbox), which becomes the widget's document:
  * the floor under the policy each widget page carries in a `<meta>` (the daemon's Apps-SDK policy, or
  * the one an MCP App's declared domains make), which then narrows it further. `sandbox allow-scripts`
@@ -36,11 +44,12 @@ export default defineConfig({
   // `wxt zip -b firefox` also packs the sources addons.mozilla.org reviewers rebuild the extension from
   // (npm ci, then npx wxt build -b firefox): the extension, shared/ and the build files, not the daemon.
   zip: { excludeSources: ['bin/**', 'daemon/**', 'dist/**', 'docs/**', 'scripts/**', 'tests/**'] },
+  ...(TEST_BUILD && { outDirTemplate: 'test-{{browser}}-mv{{manifestVersion}}{{modeSuffix}}' }),
   manifest: ({ manifestVersion }) => ({
     name: 'MCP Inspector',
     description: 'Inspect and exercise MCP servers from DevTools, through the local inspector-daemon.',
     permissions: ['storage'],
-    host_permissions: DAEMON_HOST_PERMISSIONS,
+    host_permissions: TEST_BUILD ? OTHER_DAEMON_PORTS : DAEMON_HOST_PERMISSIONS,
     ...(manifestVersion === 3
       ? { optional_host_permissions: OTHER_DAEMON_PORTS, content_security_policy: { sandbox: SANDBOX_CSP } }
       : // Manifest V2 (the Firefox build) names optional hosts among optional_permissions, and has no

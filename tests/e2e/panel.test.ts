@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../daemon/helpers.ts';
-import { type ExtensionBrowser, launchWithExtension } from './support/browser.ts';
+import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import {
-  assertGrantedPortFree,
+  closedDaemonUrl,
+  DEFAULT_DAEMON_URL,
   EVERYTHING_COMMAND,
-  GRANTED_URL,
   startDaemonForExtension,
 } from './support/daemon.ts';
 import { byTestId, PanelPage } from './support/pages.ts';
@@ -18,8 +18,7 @@ describe('the DevTools panel of the built extension', () => {
   const message = 'hello from the e2e panel test';
 
   beforeAll(async () => {
-    await assertGrantedPortFree();
-    ext = await launchWithExtension();
+    ext = await launchWithTestExtension();
   });
 
   afterAll(async () => {
@@ -30,11 +29,13 @@ describe('the DevTools panel of the built extension', () => {
   it('explains a missing daemon and a refused token, then pairs with the right token', async () => {
     panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
     expect(await panel.page.$eval('[data-testid="pair-url"]', (el) => (el as HTMLInputElement).value)).toBe(
-      GRANTED_URL,
+      DEFAULT_DAEMON_URL,
     );
 
-    await panel.pair(GRANTED_URL, 'any-token');
-    expect(await panel.pairingProblem('No daemon answers')).toContain(GRANTED_URL);
+    // Not the default address: a daemon of one's own may be running there.
+    const nobody = await closedDaemonUrl();
+    await panel.pair(nobody, 'any-token');
+    expect(await panel.pairingProblem('No daemon answers')).toContain(nobody);
     await panel.screenshot('panel-pairing-no-daemon');
 
     daemon = await startDaemonForExtension();
@@ -151,8 +152,7 @@ describe('the options page of the built extension', () => {
   let daemon: TestDaemon;
 
   beforeAll(async () => {
-    await assertGrantedPortFree();
-    ext = await launchWithExtension();
+    ext = await launchWithTestExtension();
     daemon = await startDaemonForExtension();
   });
 

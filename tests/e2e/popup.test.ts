@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../daemon/helpers.ts';
-import { type ExtensionBrowser, launchWithExtension } from './support/browser.ts';
-import { assertGrantedPortFree, EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
+import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
+import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
 import { PanelPage } from './support/pages.ts';
 import { PopupPage } from './support/popup-page.ts';
 
@@ -14,8 +14,7 @@ describe('the toolbar popup of the built extension', () => {
   const message = 'hello from the e2e popup test';
 
   beforeAll(async () => {
-    await assertGrantedPortFree();
-    ext = await launchWithExtension();
+    ext = await launchWithTestExtension();
     daemon = await startDaemonForExtension();
   });
 

@@ -5,13 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LogModel } from '../../shared/log-pairing.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import type { TestDaemon } from '../daemon/helpers.ts';
-import { type ExtensionBrowser, launchWithExtension } from './support/browser.ts';
-import {
-  assertGrantedPortFree,
-  EVERYTHING_COMMAND,
-  startDaemonForExtension,
-  TOOLS_FIXTURE_COMMAND,
-} from './support/daemon.ts';
+import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
+import { EVERYTHING_COMMAND, startDaemonForExtension, TOOLS_FIXTURE_COMMAND } from './support/daemon.ts';
 import { byTestId, PanelPage, waitForText } from './support/pages.ts';
 
 const FEATURES_DOC = 'demo://resource/static/document/features.md';
@@ -35,10 +30,9 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
   const message = 'hello from the e2e views test';
 
   beforeAll(async () => {
-    await assertGrantedPortFree();
     // The daemon is restarted in the last test: it keeps this folder (servers.json) and the token.
     dataDir = await mkdtemp(join(tmpdir(), 'inspector-e2e-views-'));
-    ext = await launchWithExtension();
+    ext = await launchWithTestExtension();
     daemon = await startDaemonForExtension({ dataDir });
   });
 
@@ -265,6 +259,7 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
     // close() shuts the live channel first, in the same tick: nothing logged after this reaches the panel.
     const firstRun = daemon!.daemon.bus.since(0);
     const { token } = daemon!;
+    const port = Number(new URL(daemon!.url).port);
     await daemon!.close();
     daemon = undefined;
     expect(await panel.waitForLive(false)).toMatch(/^(offline|reconnecting…)$/);
@@ -274,7 +269,7 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
     await panel.screenshot('logs-offline');
 
     // Same port, folder and token: the stored pairing still works, and the panel reconnects by itself.
-    daemon = await startDaemonForExtension({ dataDir, token });
+    daemon = await startDaemonForExtension({ port, dataDir, token });
     expect(await panel.waitForLive()).toBe('live');
     await waitForText(panel.page, byTestId('log-live-state'), '● live', true);
 

@@ -2,13 +2,8 @@ import { join } from 'node:path';
 import type { Browser, Frame, Page, Target } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, fixtureStdio, ROOT, startDaemon, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
-import { type ExtensionBrowser, launchBrowser, launchWithExtension } from './support/browser.ts';
-import {
-  assertGrantedPortFree,
-  GRANTED_URL,
-  startDaemonForExtension,
-  startDaemonWithWebPage,
-} from './support/daemon.ts';
+import { type ExtensionBrowser, launchBrowser, launchWithTestExtension } from './support/browser.ts';
+import { DEFAULT_DAEMON_URL, startDaemonForExtension, startDaemonWithWebPage } from './support/daemon.ts';
 import { byTestId, PanelPage, saveScreenshot } from './support/pages.ts';
 import { WidgetView } from './support/widget-page.ts';
 
@@ -50,7 +45,7 @@ interface HostileReport {
   topDocument: Attempt;
   topLocation: Attempt;
   earlyFetch: Attempt;
-  /** The daemon addresses it tried: the extension's port, and the origin of its base URL if http. */
+  /** The daemon addresses it tried: the default one, the test daemon's, and its base URL's origin if http. */
   daemonUrls: string[];
   daemon: Record<string, { fetch: Attempt; image: Attempt; webSocket: Attempt }>;
   fetchDaemon: Attempt;
@@ -72,8 +67,10 @@ const HTTPS_TARGETS = [
 ] as const;
 
 /** Adds the widget fixture through the server editor, connects it and runs `tool` with `fields`. */
-async function addWidgetServer(panel: PanelPage): Promise<void> {
-  await panel.addStdioServer('widgets', WIDGET_SERVER.command, WIDGET_SERVER.args, WIDGET_SERVER.cwd);
+async function addWidgetServer(panel: PanelPage, daemon: TestDaemon): Promise<void> {
+  // The hostile widget is told where the daemon listens, to try it by every means it has.
+  const args = [...WIDGET_SERVER.args, daemon.url];
+  await panel.addStdioServer('widgets', WIDGET_SERVER.command, args, WIDGET_SERVER.cwd);
   await panel.connect('widgets');
   expect(await panel.toolNames()).toEqual(expect.arrayContaining(['counter', 'hostile']));
 }
@@ -137,7 +134,7 @@ function expectContained(report: HostileReport, token: string): void {
     });
   }
   // The daemon, at every address the widget could think of: by fetch, <img> and WebSocket.
-  expect(report.daemonUrls).toContain('http://127.0.0.1:6274');
+  expect(report.daemonUrls).toContain(DEFAULT_DAEMON_URL);
   for (const url of report.daemonUrls) {
     const tried = report.daemon[url]!;
     expect(tried.fetch, url).toMatchObject({ ok: false, error: expect.stringContaining('TypeError') });
@@ -200,15 +197,14 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
   let opened: string[];
 
   beforeAll(async () => {
-    await assertGrantedPortFree();
-    ext = await launchWithExtension();
+    ext = await launchWithTestExtension();
     daemon = await startDaemonForExtension();
     opened = watchNewTabs(ext.browser);
     panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
     widget = new WidgetView(panel.page);
-    await panel.pair(GRANTED_URL, daemon.token);
+    await panel.pair(daemon.url, daemon.token);
     await panel.waitUntilPaired();
-    await addWidgetServer(panel);
+    await addWidgetServer(panel, daemon);
   });
 
   afterAll(async () => {
@@ -374,8 +370,8 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
     expect(report.href).toBe(sandbox);
     expect(report.baseURI).toBe(sandbox);
     expect(report.ancestorOrigins).toEqual([`chrome-extension://${ext.extensionId}`]);
-    // Nothing tells it where the daemon is: it could only guess the default port.
-    expect(report.daemonUrls).toEqual([GRANTED_URL]);
+    // Nothing tells it where the daemon is (the test did, to have it tried): it could only guess.
+    expect(report.daemonUrls).toEqual([DEFAULT_DAEMON_URL, daemon.url]);
     expect(whereabouts(report)).not.toMatch(/127\.0\.0\.1|localhost|6274/);
     expect(panel.page.url()).toBe(panelUrl);
     await panel.page.waitForSelector(byTestId('daemon-status'));
@@ -410,7 +406,7 @@ describe('Apps-SDK widgets on the web page', () => {
     widget = new WidgetView(web.page);
     await web.pair(daemon.url, daemon.token);
     await web.waitUntilPaired();
-    await addWidgetServer(web);
+    await addWidgetServer(web, daemon);
   });
 
   afterAll(async () => {
@@ -444,7 +440,7 @@ describe('Apps-SDK widgets on the web page', () => {
     expect(report.href).toBe('about:srcdoc');
     // A srcdoc frame's base URL is its parent's address: the page's, which holds no token.
     expect(report.baseURI).toBe(pageUrl);
-    expect(report.daemonUrls).toEqual([GRANTED_URL, daemon.url]);
+    expect(report.daemonUrls).toEqual([DEFAULT_DAEMON_URL, daemon.url]);
     expect(web.page.url()).toBe(pageUrl);
   });
 });
@@ -526,7 +522,7 @@ describe('Apps-SDK widgets in a browser tab, through the container page', () => 
     expect(report.href).toBe('about:srcdoc');
     // Its base URL is the container page's address: the only code in it is spent already.
     expect(report.baseURI).toBe(url);
-    expect(report.daemonUrls).toEqual([GRANTED_URL, daemon.url]);
+    expect(report.daemonUrls).toEqual([DEFAULT_DAEMON_URL, daemon.url]);
     expect((await fetch(report.baseURI)).status).toBe(401);
     // The container page is sandboxed too: its origin is opaque, and the widget could not navigate it.
     expect(report.ancestorOrigins).toEqual(['null']);
@@ -570,15 +566,14 @@ describe('MCP Apps', () => {
     let opened: string[];
 
     beforeAll(async () => {
-      await assertGrantedPortFree();
-      ext = await launchWithExtension();
+      ext = await launchWithTestExtension();
       daemon = await startDaemonForExtension();
       await registerMcpAppServer(daemon);
       panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
       // Tabs opened from here on (the panel's own is open already).
       opened = watchNewTabs(ext.browser);
       widget = new WidgetView(panel.page);
-      await panel.pair(GRANTED_URL, daemon.token);
+      await panel.pair(daemon.url, daemon.token);
       await panel.waitUntilPaired();
     });
 

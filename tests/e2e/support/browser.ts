@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer';
-import { EXTENSION_DIR } from './paths.ts';
+import { EXTENSION_DIR, TEST_EXTENSION_DIR } from './paths.ts';
 
 const ARGS = [
   '--no-sandbox',
@@ -47,19 +47,27 @@ export interface ExtensionBrowser {
 /**
  * Chromium with the built extension installed. The extension has no background script, so no service
  * worker target reveals its id; installing it over the DevTools protocol returns the id instead.
+ * `dir` is the production build by default (the log-view bench builds and drives it).
  */
-export async function launchWithExtension(): Promise<ExtensionBrowser> {
-  if (!existsSync(`${EXTENSION_DIR}/manifest.json`)) {
-    throw new Error(
-      `No built extension in ${EXTENSION_DIR}: run \`npx wxt build\` (the e2e global setup does)`,
-    );
+export async function launchWithExtension(dir: string = EXTENSION_DIR): Promise<ExtensionBrowser> {
+  if (!existsSync(`${dir}/manifest.json`)) {
+    const build =
+      dir === TEST_EXTENSION_DIR
+        ? '`INSPECTOR_TEST_BUILD=1 npx wxt build` (the e2e global setup does)'
+        : '`npx wxt build`';
+    throw new Error(`No built extension in ${dir}: run ${build}`);
   }
   const browser = await launchBrowser({ extensions: true });
   try {
-    const extensionId = await browser.installExtension(EXTENSION_DIR);
+    const extensionId = await browser.installExtension(dir);
     return { browser, extensionId, pageUrl: (page) => `chrome-extension://${extensionId}/${page}` };
   } catch (error) {
     await browser.close();
     throw error;
   }
+}
+
+/** Chromium with the extension the e2e tests drive: the test build, which reaches a daemon on any port. */
+export function launchWithTestExtension(): Promise<ExtensionBrowser> {
+  return launchWithExtension(TEST_EXTENSION_DIR);
 }

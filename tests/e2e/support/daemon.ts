@@ -4,6 +4,7 @@ import type { DaemonOptions } from '../../../daemon/options.ts';
 import {
   EVERYTHING,
   FIXTURES,
+  freePort,
   ROOT,
   startDaemon,
   TSX_LOADER,
@@ -11,10 +12,14 @@ import {
 } from '../../daemon/helpers.ts';
 import { WEB_DIR } from './paths.ts';
 
+/** The extension's default daemon address, filled in on its pairing screen. */
+export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:6274';
+
 /**
- * The port the extension may reach without asking: its manifest grants `http://127.0.0.1:6274/*` at
- * install. Any other port goes through `permissions.request`, whose prompt headless Chromium shows and
- * nobody can answer, so the extension tests use this one.
+ * The port the production extension may reach without asking: its manifest grants
+ * `http://127.0.0.1:6274/*` at install, and any other port goes through a permission prompt headless
+ * Chromium cannot answer. The log-view bench drives that build, on this port; the e2e tests drive the
+ * test build, which is granted every loopback port, and never need it.
  */
 export const GRANTED_PORT = 6274;
 export const GRANTED_URL = `http://127.0.0.1:${GRANTED_PORT}`;
@@ -29,15 +34,15 @@ export const TOOLS_FIXTURE_COMMAND = {
   cwd: ROOT,
 };
 
-/** Fails with a readable message when something (a developer's own daemon) holds the granted port. */
+/** Fails with a readable message when something (a developer's own daemon) holds the granted port (bench). */
 export function assertGrantedPortFree(): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', () =>
       reject(
         new Error(
-          `Port ${GRANTED_PORT} on 127.0.0.1 is in use. The extension e2e tests need it (the only daemon ` +
-            'address the extension may reach without a permission prompt): stop the daemon running there.',
+          `Port ${GRANTED_PORT} on 127.0.0.1 is in use. The production extension needs it (the only daemon ` +
+            'address it may reach without a permission prompt): stop the daemon running there.',
         ),
       ),
     );
@@ -46,14 +51,19 @@ export function assertGrantedPortFree(): Promise<void> {
 }
 
 /**
- * A real daemon on the port the extension's manifest grants. `dataDir` and `token` bring a stopped daemon
- * back as it was (its servers and the token the extension paired with); the caller then removes the
- * folder it made.
+ * A real daemon for the test build of the extension, on a free port. `port`, `dataDir` and `token` bring
+ * a stopped daemon back as it was (its address, servers and the token the extension paired with); the
+ * caller then removes the folder it made.
  */
 export function startDaemonForExtension(
-  overrides: Pick<Partial<DaemonOptions>, 'dataDir' | 'token'> = {},
+  overrides: Pick<Partial<DaemonOptions>, 'port' | 'dataDir' | 'token'> = {},
 ): Promise<TestDaemon> {
-  return startDaemon({ ...overrides, port: GRANTED_PORT });
+  return startDaemon({ port: 0, ...overrides });
+}
+
+/** A loopback address where nothing listens (for a moment): a daemon that is not running. */
+export async function closedDaemonUrl(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 /** A real daemon in production mode serving the built web page from its own origin. */
