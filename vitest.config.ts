@@ -30,9 +30,17 @@ export default defineConfig({
       },
       {
         extends: true,
-        // WxtVitest does not add the Vue plugin itself.
+        // WxtVitest does not add the Vue plugin itself. Pool and isolation are vitest's defaults, said out
+        // loud: each file gets its own process and happy-dom (module-level stores and the fake browser
+        // start clean), which vitest would otherwise suggest trading away at the end of every run.
         plugins: [vue(), WxtVitest()],
-        test: { name: 'extension', include: ['tests/extension/**/*.test.ts'], environment: 'happy-dom' },
+        test: {
+          name: 'extension',
+          include: ['tests/extension/**/*.test.ts'],
+          environment: 'happy-dom',
+          pool: 'forks',
+          isolate: true,
+        },
       },
       {
         extends: true,

@@ -4,6 +4,7 @@ import { DaemonError } from '../../extension/lib/daemon-client';
 import { localStorageStore } from '../../extension/lib/key-value-store';
 import type { Platform } from '../../extension/lib/platform';
 import { pairingProblem, useConnectionStore } from '../../extension/stores/connection';
+import { collectFailedFetches } from './failed-fetches';
 
 function platform(access: boolean): Platform & { asked: string[] } {
   const asked: string[] = [];
@@ -42,6 +43,8 @@ describe('connection store', () => {
   });
 
   it('starts unpaired and loads a stored pairing', async () => {
+    // Loading checks the daemon's health: nothing listens on port 9.
+    const failed = collectFailedFetches();
     const store = useConnectionStore();
     await store.load(platform(true));
     expect(store.paired).toBe(false);
@@ -51,6 +54,7 @@ describe('connection store', () => {
     await reloaded.load(platform(true));
     expect(reloaded.pairing).toEqual({ url: 'http://127.0.0.1:9', token: 't' });
     expect(reloaded.client?.baseUrl).toBe('http://127.0.0.1:9');
+    expect(failed.codes()).toEqual(['ECONNREFUSED']);
   });
 
   it('refuses a URL with a path before asking anything', async () => {

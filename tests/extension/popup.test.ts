@@ -19,6 +19,7 @@ import {
 import { extensionStore } from '../../extension/lib/extension-store';
 import { PLATFORM, type Platform } from '../../extension/lib/platform';
 import { useSavedRequestsStore } from '../../extension/stores/saved-requests';
+import { collectFailedFetches } from './failed-fetches';
 
 const platform: Platform = {
   kind: 'extension',
@@ -81,6 +82,7 @@ describe('PopupApp without a daemon', () => {
   });
 
   it('explains a paired daemon that does not answer, with Retry and the options page', async () => {
+    const failed = collectFailedFetches();
     const url = `http://127.0.0.1:${await closedPort()}`;
     await fakeBrowser.storage.local.set({ pairing: { url, token: 'token' } });
     const openOptionsPage = vi.spyOn(fakeBrowser.runtime, 'openOptionsPage').mockResolvedValue();
@@ -91,6 +93,7 @@ describe('PopupApp without a daemon', () => {
     expect(wrapper.find('[data-testid="popup-server"]').exists()).toBe(false);
     await wrapper.get('[data-testid="popup-options"]').trigger('click');
     expect(openOptionsPage).toHaveBeenCalledOnce();
+    expect(failed.codes()).toEqual(['ECONNREFUSED']);
   });
 });
 
