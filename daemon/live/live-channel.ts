@@ -5,7 +5,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { LiveMessage } from '../../shared/live.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
-import { hostAllowed } from '../security/host-check-middleware.ts';
+import { hostCheck } from '../security/host-check-middleware.ts';
 import { originRefusal } from '../security/origin-middleware.ts';
 import { presentedToken, tokenMatches } from '../security/token-middleware.ts';
 import { stringifyLive } from '../logs/serialise.ts';
@@ -40,11 +40,12 @@ function refuse(socket: Duplex, status: number, reason: string): void {
 export function attachLiveChannel(server: Server, options: LiveChannelOptions): { close(): void } {
   const bootId = randomUUID();
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const hostAllowed = hostCheck(options.allowedHosts);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== LIVE_PATH) return refuse(socket, 404, 'Not Found');
-    if (!hostAllowed(req.headers.host, options.allowedHosts)) return refuse(socket, 403, 'Forbidden');
+    if (!hostAllowed(req.headers.host)) return refuse(socket, 403, 'Forbidden');
     const rules = { development: options.development, requireOrigin: options.token === null };
     if (originRefusal(req.headers, rules)) return refuse(socket, 403, 'Forbidden');
     if (options.token !== null) {

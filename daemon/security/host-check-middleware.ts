@@ -56,6 +56,28 @@ export function hostAllowed(host: string | undefined, allowed: ReadonlySet<strin
   return name !== undefined && (isLoopbackHost(name) || allowed.has(name));
 }
 
+/** Distinct Host headers remembered per check; a client sends the same one on every request. */
+const REMEMBERED_HOSTS = 64;
+
+/**
+ * `hostAllowed` for one set of allowed names, remembering its answer per Host header: parsing a header
+ * (a regular expression, the URL parser, the loopback list) costs more than the rest of the check, and
+ * every request makes it. The memory is bounded: past REMEMBERED_HOSTS distinct headers it starts over.
+ */
+export function hostCheck(allowed: ReadonlySet<string>): (host: string | undefined) => boolean {
+  const answers = new Map<string, boolean>();
+  return (host) => {
+    if (host === undefined) return false;
+    let answer = answers.get(host);
+    if (answer === undefined) {
+      answer = hostAllowed(host, allowed);
+      if (answers.size >= REMEMBERED_HOSTS) answers.clear();
+      answers.set(host, answer);
+    }
+    return answer;
+  };
+}
+
 /** The 403 text: what was refused and the flag that would allow it. */
 export function forbiddenHostMessage(host: string | undefined): string {
   const name = hostnameOf(host);
@@ -66,10 +88,10 @@ export function forbiddenHostMessage(host: string | undefined): string {
 }
 
 export function hostCheckMiddleware(options: { allowedHosts: readonly string[] }): RequestHandler {
-  const allowed = allowedHostSet(options.allowedHosts);
+  const allowed = hostCheck(allowedHostSet(options.allowedHosts));
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
-    if (hostAllowed(host, allowed)) return next();
+    if (allowed(host)) return next();
     res.status(403).json({ error: forbiddenHostMessage(host) });
   };
 }

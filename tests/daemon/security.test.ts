@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createDaemon, StartupError } from '../../daemon/app.ts';
 import { defaultOptions } from '../../daemon/options.ts';
+import { allowedHostSet, hostCheck } from '../../daemon/security/host-check-middleware.ts';
 import { startDaemon, type TestDaemon } from './helpers.ts';
 
 interface RawResponse {
@@ -246,6 +247,18 @@ describe('Host header check', () => {
     const host = `127.0.0.1.evil.example:${portOf(d)}`;
     const response = await raw(d, '/api/mcp/servers/', { headers: { Host: host, Origin: `http://${host}` } });
     expect(response.status).toBe(403);
+  });
+
+  it('gives the same answer for a Host header it remembers, past the number of headers it keeps', () => {
+    const allowed = hostCheck(allowedHostSet(['inspector.internal']));
+    for (let i = 0; i < 200; i++) {
+      expect(allowed(`127.0.0.${i % 250}:6274`)).toBe(true);
+      expect(allowed(`127.0.0.${i % 250}.evil.example`)).toBe(false);
+    }
+    expect(allowed('127.0.0.1.evil.example')).toBe(false);
+    expect(allowed('Inspector.Internal:80')).toBe(true);
+    expect(allowed('inspector.internal.evil.example')).toBe(false);
+    expect(allowed(undefined)).toBe(false);
   });
 
   it('lets a host given in allowedHosts through', async () => {
