@@ -4,7 +4,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express, { type Express } from 'express';
-import { rateLimit } from 'express-rate-limit';
 import { apiNotFound, errorMiddleware } from './http/error-middleware.ts';
 import { jsonBody } from './http/json-body.ts';
 import { staticFiles } from './http/static-files.ts';
@@ -24,6 +23,7 @@ import { widgetsRouter, widgetViewRouter } from './routes/widgets.ts';
 import { AuthFailureLimiter } from './security/auth-failure-limiter.ts';
 import { allowedHostSet, hostCheckMiddleware, isLoopbackHost } from './security/host-check-middleware.ts';
 import { originMiddleware } from './security/origin-middleware.ts';
+import { rateLimitMiddleware } from './security/rate-limit-middleware.ts';
 import { tokenMiddleware } from './security/token-middleware.ts';
 import { loadOrCreateToken } from './security/token-store.ts';
 import { checkServerConfigs } from './servers/check-config.ts';
@@ -108,21 +108,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Without a token, the Origin is all that tells a known page from anything else: it must be there.
   if (token === null) api.use(originMiddleware({ development, requireOrigin: true }));
   api.use(tokenMiddleware({ token, limiter }));
-  if (options.rateLimitPerMinute > 0) {
-    api.use(
-      rateLimit({
-        windowMs: 60_000,
-        limit: options.rateLimitPerMinute,
-        standardHeaders: 'draft-8',
-        legacyHeaders: false,
-        handler: (_req, res) => {
-          res
-            .status(429)
-            .json({ error: `Too many requests: more than ${options.rateLimitPerMinute} a minute` });
-        },
-      }),
-    );
-  }
+  if (options.rateLimitPerMinute > 0) api.use(rateLimitMiddleware(options.rateLimitPerMinute));
   api.use(jsonBody(options.bodyLimitBytes));
   api.use('/servers', serversRouter(manager, executions));
   api.use('/tools', toolsRouter(manager, executions));
