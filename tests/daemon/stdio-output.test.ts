@@ -100,12 +100,22 @@ describe('large messages from a STDIO server', () => {
     expect((await d.api('GET', '/api/mcp/servers/output')).body.status).toBe('connected');
   });
 
-  it('carries on past a line on stdout that is not JSON-RPC', async () => {
+  it('carries on past a line on stdout that is not JSON-RPC, and reads a CRLF line that is', async () => {
     const d = await daemonWithOutputServer();
     const executed = await call(d, 'stdout-noise');
     expect(executed.status).toBe(200);
     expect(textOf(executed.body.result)).toBe('still here');
     expect((await d.api('GET', '/api/mcp/servers/output')).body.status).toBe('connected');
+    const received = d.daemon.bus
+      .since(0)
+      .filter((entry) => entry.direction === 'receive')
+      .map((entry) => entry.message);
+    expect(received).toContainEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'crlf' },
+    });
+    expect(JSON.stringify(received)).not.toContain('hello');
   });
 });
 

@@ -4,7 +4,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServerConfig } from '../../../shared/servers.ts';
 
 export interface ExitInfo {
@@ -155,6 +155,21 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /**
+ * Enough to tell a JSON-RPC message from any other line a server prints. The SDK's protocol layer checks
+ * each message against the exact schemas of a request, a notification and a response (and reports one
+ * that is none of them), so parsing it against the union of those schemas here as well, as the SDK's own
+ * STDIO transport does, would check every message twice.
+ */
+function isJsonRpcShaped(value: unknown): value is JSONRPCMessage {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as { jsonrpc?: unknown }).jsonrpc === '2.0'
+  );
+}
+
+/**
  * STDIO transport that, unlike the SDK's, remembers how the child ended and what it last wrote to
  * stderr (so a failed start can be explained), reads messages of any size up to a limit without
  * quadratic copying, caps stderr lines, and runs the child in its own process group so that its end
@@ -275,12 +290,17 @@ export class StdioTransport implements Transport {
   }
 
   private takeLine(bytes: Buffer): void {
-    const line = bytes.toString('utf8').replace(/\r$/, '');
+    // A line ending in CRLF: the CR goes before decoding, not by a search through a decoded multi-MiB string.
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    const line = bytes.toString('utf8', 0, end);
     if (!line.trim()) return;
-    let message: JSONRPCMessage;
+    let message: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      message = JSON.parse(line);
     } catch {
+      message = undefined;
+    }
+    if (!isJsonRpcShaped(message)) {
       const preview = line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}…` : line;
       this.onerror?.(
         new Error(`The server wrote a line to stdout that is not a JSON-RPC message: ${preview}`),
