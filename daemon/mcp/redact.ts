@@ -52,14 +52,41 @@ export function redact(text: string, secrets: string[]): string {
   return result;
 }
 
-/** The same for a JSON value: strings are redacted in place, the structure is kept. */
+/**
+ * The same for a JSON value: strings are redacted, the structure is kept. Copy on write: a value with
+ * nothing to redact comes back as it is, and only the objects and arrays on the way to a redacted string
+ * are copied, so a large message without secrets costs a walk and no allocation.
+ */
 export function redactJson<T>(value: T, secrets: string[]): T {
   if (typeof value === 'string') return redact(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((item) => redactJson(item, secrets)) as T;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const redacted = redactJson(item, secrets);
+      if (redacted !== item) {
+        copy ??= value.slice();
+        copy[i] = redacted;
+      }
+    }
+    return (copy ?? value) as T;
+  }
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, redactJson(item, secrets)]),
-    ) as T;
+    let copy: Record<string, unknown> | undefined;
+    for (const [key, item] of Object.entries(value)) {
+      const redacted = redactJson(item, secrets);
+      if (redacted !== item) {
+        copy ??= { ...(value as Record<string, unknown>) };
+        // Defined, not assigned: a key "__proto__" (JSON.parse makes it an own property) stays a key.
+        Object.defineProperty(copy, key, {
+          value: redacted,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+    }
+    return (copy ?? value) as T;
   }
   return value;
 }

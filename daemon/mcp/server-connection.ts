@@ -15,7 +15,8 @@ import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/
 import { maskConfig } from '../servers/secrets.ts';
 import type { ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
-import type { LogBus } from '../logs/log-bus.ts';
+import type { LogBus, Redactor } from '../logs/log-bus.ts';
+import type { RpcLogEntry } from '../../shared/logs.ts';
 import { VERSION } from '../version.ts';
 import { describeExit, explainConnectError, failureText, stderrSuffix } from './connect-error.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
@@ -86,6 +87,7 @@ export class ServerConnection {
   /** Set before a client closes (or as it does): turns the SDK's bare "Connection closed" into why. */
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
   private readonly secrets: string[];
+  private readonly redactEntry?: Redactor;
   private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion'>;
   /** Tool name → `_meta`, refreshed by every tools/list and dropped on `list_changed`. */
   private toolsMeta?: Map<string, JsonObject>;
@@ -97,6 +99,13 @@ export class ServerConnection {
     private readonly deps: ConnectionDeps,
   ) {
     this.secrets = secretsOf(config);
+    // The log is shown and exported: a server echoing its own key must not put it there. The bus redacts
+    // an entry once somebody reads it.
+    const secrets = this.secrets;
+    if (secrets.length) {
+      this.redactEntry = (entry) =>
+        ({ ...entry, message: redactJson(entry.message, secrets) }) as RpcLogEntry;
+    }
   }
 
   record(): ServerRecord {
@@ -224,15 +233,19 @@ export class ServerConnection {
         onStderrLine: (line) => this.publishStderr(line),
         maxMessageBytes: this.deps.maxMessageBytes,
       });
-      transport = new LoggingTransport(inner, (direction, message) =>
-        this.deps.bus.publish({
-          type: 'rpc',
-          serverId: this.id,
-          direction,
-          timestamp: new Date().toISOString(),
-          // The log is shown and exported: a server echoing its own key must not put it there.
-          message: this.secrets.length ? redactJson(message as Raw, this.secrets) : (message as Raw),
-        }),
+      transport = new LoggingTransport(
+        inner,
+        (direction, message) =>
+          this.deps.bus.publish(
+            {
+              type: 'rpc',
+              serverId: this.id,
+              direction,
+              timestamp: new Date().toISOString(),
+              message: message as Raw,
+            },
+            this.redactEntry,
+          ),
       );
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
     } catch (error) {
@@ -367,13 +380,16 @@ export class ServerConnection {
   }
 
   private publishStderr(line: string): void {
-    this.deps.bus.publish({
-      type: 'rpc',
-      serverId: this.id,
-      direction: 'stderr',
-      timestamp: new Date().toISOString(),
-      message: redact(line, this.secrets),
-    });
+    this.deps.bus.publish(
+      {
+        type: 'rpc',
+        serverId: this.id,
+        direction: 'stderr',
+        timestamp: new Date().toISOString(),
+        message: line,
+      },
+      this.redactEntry,
+    );
   }
 
   private setStatus(status: ServerStatus, lastError?: string): void {

@@ -81,3 +81,47 @@ describe('log bus', () => {
     expect(seqs(bus.since(0))).toEqual([2, 3, 4]);
   });
 });
+
+describe('log bus redaction', () => {
+  const hide = (entry: RpcLogEntry): RpcLogEntry => ({
+    ...entry,
+    message: String(entry.message).replace('secret', '********'),
+  });
+  const publishSecret = (bus: LogBus, redact: (entry: RpcLogEntry) => RpcLogEntry) =>
+    bus.publish(
+      {
+        type: 'rpc',
+        serverId: 's',
+        direction: 'stderr',
+        timestamp: new Date(0).toISOString(),
+        message: 'a secret',
+      },
+      redact,
+    );
+
+  it('redacts an entry for its subscribers when someone listens', () => {
+    const bus = new LogBus(10);
+    const seen: RpcLogEntry[] = [];
+    bus.subscribe((e) => seen.push(e));
+    publishSecret(bus, hide);
+    expect(seen.map((e) => e.message)).toEqual(['a ********']);
+    expect(bus.since(0).map((e) => e.message)).toEqual(['a ********']);
+  });
+
+  it('puts redaction off until an entry nobody heard is read, then does it once', () => {
+    const bus = new LogBus(10);
+    let redactions = 0;
+    const counted = (entry: RpcLogEntry): RpcLogEntry => {
+      redactions++;
+      return hide(entry);
+    };
+    publishSecret(bus, counted);
+    publishSecret(bus, counted);
+    expect(redactions).toBe(0);
+    expect(bus.last(1).map((e) => e.message)).toEqual(['a ********']);
+    expect(redactions).toBe(1);
+    expect(bus.since(0).map((e) => e.message)).toEqual(['a ********', 'a ********']);
+    expect(bus.since(0).map((e) => e.message)).toEqual(['a ********', 'a ********']);
+    expect(redactions).toBe(2);
+  });
+});
