@@ -8,7 +8,8 @@ import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
 import { hostCheck } from '../security/host-check-middleware.ts';
 import { originRefusal } from '../security/origin-middleware.ts';
 import { presentedToken, tokenMatches } from '../security/token-middleware.ts';
-import { stringifyLive } from '../logs/serialise.ts';
+import { corkForTick } from '../http/cork-for-tick.ts';
+import { liveEventFrame, liveFrame } from '../logs/serialise.ts';
 import { VERSION } from '../version.ts';
 import type { LiveEvents } from './live-events.ts';
 
@@ -59,11 +60,13 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
         return refuse(socket, 401, 'Unauthorized');
       }
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, url.searchParams));
+    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, socket, url.searchParams));
   });
 
-  function serve(ws: WebSocket, query: URLSearchParams): void {
-    const send = (message: LiveMessage): void => {
+  function serve(ws: WebSocket, socket: Duplex, query: URLSearchParams): void {
+    // The frames ws writes in one tick leave in one write of the socket.
+    const hold = corkForTick(socket);
+    const send = (bytes: Buffer): void => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > options.maxBufferedBytes) {
         // Stop feeding it now: the close handshake itself waits until the client reads again.
@@ -71,9 +74,12 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
         ws.close(4008, 'Too slow: resume with since');
         return;
       }
-      ws.send(stringifyLive(message));
+      hold();
+      ws.send(bytes, { binary: false });
     };
-    const lastSeq = options.bus.last(1)[0]?.seq ?? 0;
+    const lastSeq = options.bus.lastSeq;
+    // A replay can be thousands of entries: they leave with the hello in a few writes.
+    hold();
     ws.send(JSON.stringify({ type: 'hello', bootId, version: VERSION, lastSeq } satisfies LiveMessage));
     // Resume only within the same daemon run: after a restart the sequence numbers start again, and
     // everything this run has logged is new to a client that saw another run, so it gets all we kept.
@@ -86,10 +92,11 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
         : Number.isInteger(replay) && replay > 0
           ? options.bus.last(replay)
           : [];
-    for (const entry of backlog) ws.send(stringifyLive({ type: 'rpc', entry }));
+    for (const entry of backlog) ws.send(liveFrame(entry), { binary: false });
 
-    const unsubscribeLog = options.bus.subscribe((entry) => send({ type: 'rpc', entry }));
-    const unsubscribeEvents = options.events.subscribe(send);
+    // Each message's bytes are made once for all clients.
+    const unsubscribeLog = options.bus.subscribe((entry) => send(liveFrame(entry)));
+    const unsubscribeEvents = options.events.subscribe((event) => send(liveEventFrame(event)));
     function stopFeeding(): void {
       unsubscribeLog();
       unsubscribeEvents();

@@ -26,3 +26,34 @@ export function stringifyLive(message: LiveMessage): string {
     return JSON.stringify({ type: message.type, ...UNSERIALISABLE });
   }
 }
+
+/**
+ * Made once per value however many readers there are: the bus and the live events hand a value to every
+ * subscriber in turn, so the last one made is the one asked for next. Only that one is kept.
+ */
+function once<K extends object, T>(make: (value: K) => T): (value: K) => T {
+  let last: K | undefined;
+  let made: T;
+  return (value) => {
+    if (value !== last) {
+      made = make(value);
+      last = value;
+    }
+    return made;
+  };
+}
+
+const entryJson = once(stringifyEntry);
+
+/** A Server-Sent Events event of `GET /api/mcp/rpc-logs`, encoded once for every stream. */
+export const sseFrame = once((entry: RpcLogEntry) =>
+  Buffer.from(`id: ${entry.seq}\ndata: ${entryJson(entry)}\n\n`),
+);
+
+/** A live-channel `rpc` message, the same as `stringifyLive({ type: 'rpc', entry })`, once for every client. */
+export const liveFrame = once((entry: RpcLogEntry) =>
+  Buffer.from(`{"type":"rpc","entry":${entryJson(entry)}}`),
+);
+
+/** Any other live-channel message, once for every client. */
+export const liveEventFrame = once((message: LiveMessage) => Buffer.from(stringifyLive(message)));

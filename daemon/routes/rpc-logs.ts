@@ -2,7 +2,8 @@ import type { Request, Response } from 'express';
 import { Router } from 'express';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import type { LogBus } from '../logs/log-bus.ts';
-import { stringifyEntry } from '../logs/serialise.ts';
+import { TickBatch } from '../http/tick-batch.ts';
+import { sseFrame } from '../logs/serialise.ts';
 
 export interface RpcLogsOptions {
   keepaliveMs: number;
@@ -40,9 +41,11 @@ export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
       res.end();
     };
     const wants = (entry: RpcLogEntry): boolean => !wanted || wanted.has(entry.serverId);
-    const write = (entry: RpcLogEntry): void => {
-      res.write(`id: ${entry.seq}\ndata: ${stringifyEntry(entry)}\n\n`);
-    };
+    // The same bytes go to every subscriber (made once per entry), and a tick's entries in one write.
+    const batch = new TickBatch((chunk) => {
+      if (open) res.write(chunk);
+    });
+    const write = (entry: RpcLogEntry): void => batch.push(sseFrame(entry));
     // The replay is bounded by the ring buffer, so it is written whole; the same tick then subscribes,
     // so nothing is missed or sent twice between the two.
     for (const entry of startAfter(req, bus)) if (wants(entry)) write(entry);
