@@ -7,8 +7,8 @@ import {
   type ElicitResult,
   ErrorCode,
   McpError,
+  type JSONRPCNotification,
   ResultSchema,
-  ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolsListResponse } from '../../shared/api.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
@@ -48,6 +48,15 @@ type Raw = JsonObject;
 
 /** Accepts any result object as the server sent it: the inspector shows, it does not judge. */
 const ANY_RESULT = ResultSchema.passthrough();
+
+/** Server notifications the SDK client does not handle itself: the daemon takes them straight from the transport. */
+const DIRECT_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  'notifications/message',
+  'notifications/resources/updated',
+  'notifications/resources/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/tools/list_changed',
+]);
 
 /** How long a server whose stream broke has to answer a ping before the broken stream is all we know. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -218,12 +227,9 @@ export class ServerConnection {
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
       this.deps.onElicitation(this.id, request.params as JsonObject, extra.signal),
     );
-    client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => {
-      this.toolsMeta = undefined;
-      this.deps.onNotification?.(this.id, notification.method, notification.params);
-    });
+    // Most notifications are taken before the SDK sees them (divertNotification); the rest end here.
     client.fallbackNotificationHandler = async (notification) => {
-      this.deps.onNotification?.(this.id, notification.method, notification.params as JsonObject | undefined);
+      this.onServerNotification(notification.method, notification.params as JsonObject | undefined);
     };
     let inner: Transport | undefined;
     let transport: LoggingTransport | undefined;
@@ -246,6 +252,7 @@ export class ServerConnection {
             },
             this.redactEntry,
           ),
+        this.divertNotification,
       );
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
     } catch (error) {
@@ -377,6 +384,28 @@ export class ServerConnection {
     this.closing = true;
     await client.close().catch(() => {});
     this.closing = false;
+  }
+
+  /**
+   * Takes the notifications the SDK client has no handler of its own for (it handles only progress and
+   * cancellation): handed to the SDK, each would be tried against every JSON-RPC message schema, some
+   * failed parses costing more than the rest of the daemon's work on it, only to reach the fallback
+   * handler. They are handled a microtask later, as the SDK would, so they keep their order with the
+   * notifications it does handle. Params that are not an object are left to the SDK, which reports them.
+   */
+  private readonly divertNotification = (notification: JSONRPCNotification): boolean => {
+    const { method, params } = notification;
+    if (!DIRECT_NOTIFICATIONS.has(method)) return false;
+    if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+      return false;
+    }
+    queueMicrotask(() => this.onServerNotification(method, params as JsonObject | undefined));
+    return true;
+  };
+
+  private onServerNotification(method: string, params: JsonObject | undefined): void {
+    if (method === 'notifications/tools/list_changed') this.toolsMeta = undefined;
+    this.deps.onNotification?.(this.id, method, params);
   }
 
   private publishStderr(line: string): void {

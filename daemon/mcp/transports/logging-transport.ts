@@ -1,8 +1,11 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../../../shared/json-depth.ts';
 
 export type MessageLogger = (direction: 'send' | 'receive', message: JSONRPCMessage) => void;
+
+/** Takes a notification from the server before the SDK client sees it; `true` means it goes no further. */
+export type NotificationDivert = (notification: JSONRPCNotification) => boolean;
 
 /** The `data` of the error that stands in for a server's message nested too deep to pass on. */
 export const TOO_DEEP_DATA = { reason: 'message-too-deep', limit: MAX_MESSAGE_DEPTH } as const;
@@ -33,6 +36,7 @@ export class LoggingTransport implements Transport {
   constructor(
     readonly inner: Transport,
     private readonly log: MessageLogger,
+    private readonly divert?: NotificationDivert,
   ) {
     inner.onmessage = (message) => this.receive(message);
     inner.onclose = () => this.onclose?.();
@@ -104,6 +108,6 @@ export class LoggingTransport implements Transport {
     // request's progress handler: a final progress read in the same chunk as the result would be lost
     // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order.
     if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message));
-    else this.onmessage?.(message);
+    else if ('id' in message || !this.divert?.(message as JSONRPCNotification)) this.onmessage?.(message);
   }
 }
