@@ -12,13 +12,14 @@ import {
   respondRequestSchema,
   serverRequestSchema,
 } from '../../shared/schemas.ts';
+import { sendJson } from '../http/send-json.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
 
 /** 202 while an elicitation waits for an answer, 200 otherwise (SPEC part 3). */
 export function sendOutcome(res: Response, outcome: ExecutionOutcome): void {
-  res.status(outcome.status === 'elicitation_required' ? 202 : 200).json(outcome);
+  sendJson(res, outcome.status === 'elicitation_required' ? 202 : 200, outcome);
 }
 
 export function toolsRouter(manager: ClientManager, executions: ExecutionManager): Router {
@@ -26,7 +27,7 @@ export function toolsRouter(manager: ClientManager, executions: ExecutionManager
 
   router.post('/list', async (req, res) => {
     const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
-    res.json(await manager.get(serverId).listTools());
+    sendJson(res, 200, await manager.get(serverId).listTools());
   });
 
   router.post('/execute', async (req, res) => {
