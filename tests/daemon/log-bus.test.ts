@@ -83,10 +83,8 @@ describe('log bus', () => {
 });
 
 describe('log bus redaction', () => {
-  const hide = (entry: RpcLogEntry): RpcLogEntry => ({
-    ...entry,
-    message: String(entry.message).replace('secret', '********'),
-  });
+  const hide = (entry: RpcLogEntry): RpcLogEntry =>
+    ({ ...entry, message: String(entry.message).replace('secret', '********') }) as RpcLogEntry;
   const publishSecret = (bus: LogBus, redact: (entry: RpcLogEntry) => RpcLogEntry) =>
     bus.publish(
       {
