@@ -3,6 +3,7 @@
 // and by `npm pack`); from a clone, `npm start` builds it first and `npm run daemon` runs the source.
 // Plain JavaScript that any Node parses, so an old one gets a one-line answer rather than a stack.
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
@@ -15,4 +16,8 @@ if (!existsSync(entry)) {
   console.error('inspector-daemon: the daemon is not built: run `npm run build:daemon` in the repository');
   process.exit(1);
 }
+// V8's compiled code of the daemon and its dependencies is kept on disk (Node's compile cache, in the
+// system's temporary folder unless NODE_COMPILE_CACHE names another): every start after the first skips
+// most of the parsing and compiling. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+module.enableCompileCache?.();
 await import(entry.href);
