@@ -7,11 +7,13 @@ import express, { type Express } from 'express';
 import { apiNotFound, errorMiddleware } from './http/error-middleware.ts';
 import { jsonBody } from './http/json-body.ts';
 import { staticFiles } from './http/static-files.ts';
+import { schemaCompiler } from './http/validate.ts';
 import { LogBus } from './logs/log-bus.ts';
 import { ClientManager } from './mcp/client-manager.ts';
 import { attachLiveChannel } from './live/live-channel.ts';
 import { LiveEvents } from './live/live-events.ts';
 import { ExecutionManager } from './mcp/execution.ts';
+import { loadClientRuntime } from './mcp/server-connection.ts';
 import type { DaemonOptions } from './options.ts';
 import { healthRouter } from './routes/health.ts';
 import { promptsRouter } from './routes/prompts.ts';
@@ -48,6 +50,17 @@ export interface Daemon {
 
 export class StartupError extends Error {
   override name = 'StartupError';
+}
+
+/**
+ * The schema compiler and the MCP client (the SDK) are loaded on first use, so the daemon listens sooner;
+ * once it listens, this loads both while it waits for its first request.
+ */
+function loadAfterListening(): void {
+  schemaCompiler();
+  loadClientRuntime().catch(() => {
+    // A connection that needs it will load it again and report the failure.
+  });
 }
 
 /** The one factory: the command line, tests and any embedding shell build the daemon here (SPEC part 1). */
@@ -167,6 +180,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         pingMs: options.sseKeepaliveMs,
         maxBufferedBytes: options.sseMaxBufferedBytes,
       });
+      // Listening comes first; what the first requests and the first connection need is loaded right after.
+      setImmediate(loadAfterListening).unref();
       const { port } = server.address() as AddressInfo;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
       return `http://${host}:${port}`;

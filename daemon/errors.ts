@@ -1,4 +1,3 @@
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorBody } from '../shared/errors.ts';
 
 /** An error that already knows its HTTP status and its public message. */
@@ -35,6 +34,19 @@ export class TimeoutError extends HttpError {
 }
 
 export const notFound = (message: string): HttpError => new HttpError(404, message);
+
+/**
+ * An error the MCP SDK raised for a JSON-RPC error answer (its `McpError`, subclasses included), told by
+ * its name and numeric code: the SDK is loaded only when the first server connects, so this module,
+ * which every route loads, does not import its class.
+ */
+export function isMcpError(error: unknown): error is Error & { code: number; data?: unknown } {
+  return (
+    error instanceof Error &&
+    error.name === 'McpError' &&
+    typeof (error as { code?: unknown }).code === 'number'
+  );
+}
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
 
 /**
@@ -45,9 +57,9 @@ export function toErrorResponse(error: unknown, development: boolean): { status:
   if (error instanceof HttpError) {
     return { status: error.status, body: { error: error.message, ...error.extra } };
   }
-  if (error instanceof UpstreamError || error instanceof McpError) {
-    const code = error instanceof McpError ? error.code : error.code;
-    const message = error instanceof McpError ? stripMcpPrefix(error.message) : error.message;
+  if (error instanceof UpstreamError || isMcpError(error)) {
+    const code = error.code;
+    const message = isMcpError(error) ? stripMcpPrefix(error.message) : error.message;
     const mcpError: ErrorBody['mcpError'] = { name: error.name, message };
     if (code !== undefined) mcpError.code = code;
     if (error.data !== undefined) mcpError.data = error.data;

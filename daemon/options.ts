@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DaemonMode } from '../shared/health.ts';
 import { WIDGET_TTL_MS } from '../shared/widgets.ts';
-import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp/transports/stdio-transport.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp/transports/message-limit.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
 
 export interface DaemonOptions {

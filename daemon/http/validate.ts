@@ -1,14 +1,26 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type * as AjvModule from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { badRequest } from '../errors.ts';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const require = createRequire(import.meta.url);
+let ajv: Ajv | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
+
+/**
+ * ajv, loaded on the first validation (or while the daemon idles after it starts listening) rather than
+ * at start: it is a good part of what the daemon would load before it can listen.
+ */
+export function schemaCompiler(): Ajv {
+  ajv ??= new (require('ajv') as typeof AjvModule).Ajv({ allErrors: true, strict: false });
+  return ajv;
+}
 
 function compile(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = schemaCompiler().compile(schema);
     compiled.set(schema, validate);
   }
   return validate;

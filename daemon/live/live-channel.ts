@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type * as Ws from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { LiveMessage } from '../../shared/live.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
@@ -29,6 +31,8 @@ export interface LiveChannelOptions {
   maxBufferedBytes: number;
 }
 
+const require = createRequire(import.meta.url);
+
 function refuse(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
@@ -40,7 +44,8 @@ function refuse(socket: Duplex, status: number, reason: string): void {
  */
 export function attachLiveChannel(server: Server, options: LiveChannelOptions): { close(): void } {
   const bootId = randomUUID();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  // Made (and ws loaded) for the first client the checks let in, not at start.
+  let wss: WebSocketServer | undefined;
   const hostAllowed = hostCheck(options.allowedHosts);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -60,6 +65,10 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
         return refuse(socket, 401, 'Unauthorized');
       }
     }
+    wss ??= new (require('ws') as typeof Ws).WebSocketServer({
+      noServer: true,
+      maxPayload: 64 * 1024,
+    });
     wss.handleUpgrade(req, socket, head, (ws) => serve(ws, socket, url.searchParams));
   });
 
@@ -118,6 +127,7 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
 
   return {
     close() {
+      if (!wss) return;
       for (const client of wss.clients) client.terminate();
       wss.close();
     },

@@ -1,28 +1,19 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ElicitRequestSchema,
-  type ElicitResult,
-  ErrorCode,
-  McpError,
-  type JSONRPCNotification,
-  ResultSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult, JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, ToolsListResponse } from '../../shared/api.ts';
+import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
-import { maskConfig } from '../servers/secrets.ts';
 import type { ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import type { LogBus, Redactor } from '../logs/log-bus.ts';
-import type { RpcLogEntry } from '../../shared/logs.ts';
+import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
-import { describeExit, explainConnectError, failureText, stderrSuffix } from './connect-error.ts';
+import type * as ClientRuntime from './client-runtime.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
-import { createTransport } from './transports/create-transport.ts';
-import { LoggingTransport } from './transports/logging-transport.ts';
-import { StdioTransport } from './transports/stdio-transport.ts';
+import type { LoggingTransport } from './transports/logging-transport.ts';
+import type { StdioTransport } from './transports/stdio-transport.ts';
 
 export const CLIENT_INFO = { name: 'inspector-daemon', version: VERSION };
 
@@ -46,8 +37,26 @@ export interface ConnectionDeps {
 
 type Raw = JsonObject;
 
-/** Accepts any result object as the server sent it: the inspector shows, it does not judge. */
-const ANY_RESULT = ResultSchema.passthrough();
+let runtime: typeof ClientRuntime | undefined;
+let loading: Promise<typeof ClientRuntime> | undefined;
+
+/** Loads the SDK side of connections (client-runtime.ts) once; every connection waits for it first. */
+export function loadClientRuntime(): Promise<typeof ClientRuntime> {
+  loading ??= import('./client-runtime.ts').then(
+    (loaded) => (runtime = loaded),
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** The loaded runtime: only code that runs once a connection exists asks for it. */
+function sdk(): typeof ClientRuntime {
+  if (!runtime) throw new Error('The MCP client runtime is not loaded yet');
+  return runtime;
+}
 
 /** Server notifications the SDK client does not handle itself: the daemon takes them straight from the transport. */
 const DIRECT_NOTIFICATIONS: ReadonlySet<string> = new Set([
@@ -71,8 +80,8 @@ interface CloseReason {
 /** The SDK's rejection of every pending request when a connection ends. */
 function isConnectionClosed(error: unknown): boolean {
   return (
-    error instanceof McpError &&
-    error.code === ErrorCode.ConnectionClosed &&
+    error instanceof sdk().McpError &&
+    error.code === sdk().ErrorCode.ConnectionClosed &&
     error.message.endsWith('Connection closed')
   );
 }
@@ -82,7 +91,7 @@ function isConnectionClosed(error: unknown): boolean {
  * server's error answer (even "method not found") and our own time-out prove nothing either way.
  */
 function unreachable(error: unknown): boolean {
-  return !(error instanceof McpError) || isConnectionClosed(error);
+  return !(error instanceof sdk().McpError) || isConnectionClosed(error);
 }
 
 /** One registered MCP server and its pooled SDK client, connected lazily and re-established after a drop. */
@@ -201,15 +210,15 @@ export class ServerConnection {
   async request(method: string, params: JsonObject, options?: RequestOptions): Promise<Raw> {
     const client = await this.ensureConnected();
     try {
-      return (await client.request({ method, params }, ANY_RESULT, options)) as Raw;
+      return (await client.request({ method, params }, sdk().ANY_RESULT, options)) as Raw;
     } catch (error) {
       if (options?.signal?.aborted) throw error;
       // The SDK rejects what is pending with a bare "Connection closed" when the connection ends.
       const closed = isConnectionClosed(error) ? this.closeReasons.get(client) : undefined;
       if (closed) throw new UpstreamError(closed.message, closed.code, closed.data);
-      if (error instanceof McpError || error instanceof UpstreamError) throw error;
+      if (error instanceof sdk().McpError || error instanceof UpstreamError) throw error;
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
-      const { reason, duringCall } = this.lost(redact(failureText(error), this.secrets));
+      const { reason, duringCall } = this.lost(redact(sdk().failureText(error), this.secrets));
       await this.dropAfterFailure(client, reason, duringCall);
       throw new UpstreamError(duringCall.message, duringCall.code);
     }
@@ -217,6 +226,14 @@ export class ServerConnection {
 
   private async connect(): Promise<Client> {
     this.setStatus('connecting');
+    const {
+      Client,
+      ElicitRequestSchema,
+      createTransport,
+      explainConnectError,
+      LoggingTransport,
+      StdioTransport,
+    } = await loadClientRuntime();
     const client = new Client(CLIENT_INFO, {
       capabilities: {
         elicitation: { form: { applyDefaults: true }, url: {} },
@@ -305,6 +322,7 @@ export class ServerConnection {
         data: { received, limit },
       };
     } else if (stdio?.exit) {
+      const { describeExit, stderrSuffix } = sdk();
       const suffix = stderrSuffix(stdio.stderrTail);
       reason = `The server process ${describeExit(stdio.exit)}; it is started again on the next call.${suffix}`;
       duringCall = {
@@ -333,9 +351,9 @@ export class ServerConnection {
    */
   private onTransportError(client: Client, error: Error): void {
     if (this.client !== client || this.closing) return;
-    const detail = redact(failureText(error), this.secrets);
+    const detail = redact(sdk().failureText(error), this.secrets);
     this.deps.debug?.(`${this.id}: transport error: ${detail}`);
-    if (this.config.transport === 'sse' && error instanceof SseError) {
+    if (this.config.transport === 'sse' && error instanceof sdk().SseError) {
       void this.connectionLost(client, detail);
     } else if (this.config.transport === 'http' && !this.probing) {
       this.probing = true;
@@ -347,12 +365,12 @@ export class ServerConnection {
 
   private async probe(client: Client, detail: string): Promise<void> {
     try {
-      await client.request({ method: 'ping' }, ANY_RESULT, { timeout: PROBE_TIMEOUT_MS });
+      await client.request({ method: 'ping' }, sdk().ANY_RESULT, { timeout: PROBE_TIMEOUT_MS });
     } catch (error) {
       if (this.client !== client || !unreachable(error)) return;
       await this.connectionLost(
         client,
-        `${detail}; a ping then failed: ${redact(failureText(error), this.secrets)}`,
+        `${detail}; a ping then failed: ${redact(sdk().failureText(error), this.secrets)}`,
       );
     }
   }

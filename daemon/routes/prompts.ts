@@ -1,11 +1,13 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Router } from 'express';
 import type { PromptGetRequest, ServerRequest } from '../../shared/api.ts';
 import { promptGetRequestSchema, serverRequestSchema } from '../../shared/schemas.ts';
-import { notFound } from '../errors.ts';
+import { isMcpError, notFound } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ServerConnection } from '../mcp/server-connection.ts';
+
+/** JSON-RPC "invalid params" (the SDK's ErrorCode.InvalidParams). */
+const INVALID_PARAMS = -32602;
 
 export async function listPrompts(connection: ServerConnection): Promise<Record<string, unknown>> {
   const { items, rest } = await connection.listAll('prompts/list', 'prompts');
@@ -24,7 +26,7 @@ export async function getPrompt(
     return { content: await connection.request('prompts/get', params) };
   } catch (error) {
     // Servers answer an unknown name with "invalid params"; say 404 when the list confirms it.
-    if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
+    if (isMcpError(error) && error.code === INVALID_PARAMS) {
       const { prompts } = await listPrompts(connection);
       if (!(prompts as Array<{ name?: string }>).some((p) => p.name === name)) {
         throw notFound(`Unknown prompt "${name}" on server "${connection.id}"`);

@@ -6,14 +6,14 @@ import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServerConfig } from '../../../shared/servers.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './message-limit.ts';
 
 export interface ExitInfo {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-/** The largest JSON-RPC message a STDIO server may send unless the daemon is told otherwise. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+export { DEFAULT_MAX_MESSAGE_BYTES };
 /** Bytes of one stderr line that are kept; the rest is counted and noted. */
 export const STDERR_LINE_CAP = 8 * 1024;
 
