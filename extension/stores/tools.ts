@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed, ref, shallowRef } from 'vue';
 import type { ElicitationResponse, JsonObject } from '../../shared/api';
 import { initialValue, parametersFromValue } from '../../shared/forms';
 import { failRun, type Run, settleRun } from '../lib/tool-run';
@@ -20,7 +20,9 @@ export type { Run };
 /** The selected server's tools, the form values per tool, and the current run with its elicitations. */
 export const useToolsStore = defineStore('tools', () => {
   const serverId = ref<string | null>(null);
-  const tools = ref<Tool[]>([]);
+  // Replaced whole on every load, never changed in place: a shallow ref spares the reactive proxies of a
+  // thousand tools and their schemas that a deep one would make as the list renders.
+  const tools = shallowRef<Tool[]>([]);
   const loading = ref(false);
   const listError = ref<string | null>(null);
   const query = ref('');
