@@ -33,6 +33,11 @@ export class AuthFailureLimiter {
     return `${req.socket.remoteAddress ?? ''} ${req.headers.origin ?? ''}`;
   }
 
+  /** Whether any client has failed lately: until one has, there is no key to build or look up. */
+  get tracking(): boolean {
+    return this.windows.size > 0;
+  }
+
   /** Seconds until the client may try again, or `undefined` when it may try now. */
   blockedFor(key: string, now = Date.now()): number | undefined {
     const window = this.windows.get(key);

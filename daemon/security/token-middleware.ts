@@ -45,8 +45,7 @@ export function tokenMiddleware(options: {
   const limiter = options.limiter;
   return (req: Request, res: Response, next: NextFunction) => {
     if (expected === null || req.method === 'OPTIONS') return next();
-    const key = limiter?.keyOf(req);
-    const retryAfter = key !== undefined ? limiter?.blockedFor(key) : undefined;
+    const retryAfter = limiter?.tracking ? limiter.blockedFor(limiter.keyOf(req)) : undefined;
     if (retryAfter !== undefined) {
       res.setHeader('Retry-After', String(retryAfter));
       res
@@ -56,7 +55,7 @@ export function tokenMiddleware(options: {
     }
     const allowQuery = QUERY_TOKEN_PATHS.test(req.path);
     if (tokenMatches(expected, presentedToken(req, allowQuery))) return next();
-    if (key !== undefined) limiter?.fail(key);
+    limiter?.fail(limiter.keyOf(req));
     const queryOnly = !allowQuery && req.headers[TOKEN_HEADER] === undefined && 'token' in req.query;
     res.status(401).json({ error: queryOnly ? QUERY_REFUSED : 'Unauthorized' });
   };
