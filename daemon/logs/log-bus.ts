@@ -5,6 +5,22 @@ type Unsequenced = RpcLogEntry extends infer E ? (E extends RpcLogEntry ? Omit<E
 /** Turns an entry into what may be shown: the publisher's secrets replaced. */
 export type Redactor = (entry: RpcLogEntry) => RpcLogEntry;
 
+let lastMs = 0;
+let lastIso = '';
+
+/**
+ * The current time as an entry's ISO 8601 timestamp. A call's request and answer, or a burst of
+ * notifications, mostly fall in the same millisecond: that one is formatted once.
+ */
+export function logTimestamp(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
+}
+
 /**
  * In-process bus of JSON-RPC log entries with a bounded ring buffer for replay and resume.
  *

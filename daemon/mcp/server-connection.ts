@@ -7,7 +7,7 @@ import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
 import type { ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
-import type { LogBus, Redactor } from '../logs/log-bus.ts';
+import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
@@ -264,7 +264,7 @@ export class ServerConnection {
               type: 'rpc',
               serverId: this.id,
               direction,
-              timestamp: new Date().toISOString(),
+              timestamp: logTimestamp(),
               message: message as Raw,
             },
             this.redactEntry,
@@ -432,7 +432,7 @@ export class ServerConnection {
         type: 'rpc',
         serverId: this.id,
         direction: 'stderr',
-        timestamp: new Date().toISOString(),
+        timestamp: logTimestamp(),
         message: line,
       },
       this.redactEntry,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LogBus } from '../../daemon/logs/log-bus.ts';
+import { LogBus, logTimestamp } from '../../daemon/logs/log-bus.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 
 function publishLines(bus: LogBus, count: number, serverId = 's'): RpcLogEntry[] {
@@ -121,5 +121,16 @@ describe('log bus redaction', () => {
     expect(bus.since(0).map((e) => e.message)).toEqual(['a ********', 'a ********']);
     expect(bus.since(0).map((e) => e.message)).toEqual(['a ********', 'a ********']);
     expect(redactions).toBe(2);
+  });
+});
+
+describe('log timestamps', () => {
+  it('are the ISO 8601 time of now, to the millisecond', () => {
+    const before = Date.now();
+    const stamp = logTimestamp();
+    const after = Date.now();
+    expect(stamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(stamp)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(stamp)).toBeLessThanOrEqual(after);
   });
 });
