@@ -1,237 +1,225 @@
 /**
  * What the daemon adds to one tool call. From one interleaved run, the latency of an `echo` call on
- * server-everything over STDIO, three ways:
- *   (a) through the daemon: POST /api/mcp/tools/execute, daemon in its own process;
+ * server-everything over STDIO, several ways:
+ *   (a) through the daemon: POST /api/mcp/tools/execute, the compiled daemon in its own process;
  *   (b) straight through the SDK client (Client + StdioClientTransport) in this process;
- *   (c) a bare HTTP round trip (small JSON body, JSON reply) to a minimal node:http server in its own process.
+ *   (c) a bare HTTP round trip (small JSON body, JSON reply) to a minimal node:http server in its own process;
+ *   and the peers (peers.ts), each in its own process: the official inspector's v1 proxy and MCPJam.
  * (b)+(c) is the floor a daemon could reach; (a)−(b)−(c) is the daemon's own overhead.
  *
  * The daemon and the bare server run in child processes, as the daemon does for its real callers: (a) and
  * (c) cross the same process boundary, and the daemon's garbage collection and timers stay out of the (b)
- * and (c) timings (with everything in one process they would not). (a) and (c) use the same HTTP client:
- * undici's `request` on one keep-alive connection, which measured faster than node:http with a keep-alive
- * Agent (maxSockets 1).
- *
- *   npm run bench
- *   BENCH_ITERATIONS=5000 BENCH_WARMUP=3000 npm run bench   # measured rounds, warm-up rounds (defaults 3000 each)
- *   BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/bench-prof" npm run bench   # profile both children
- *
- * The daemon's rate limit (20 000 requests a minute, not settable from the command line) caps warm-up plus
- * measured rounds at about 19 000 per run.
+ * and (c) timings. (a), (c) and MCPJam use the same HTTP client: undici's `request` on one keep-alive
+ * connection. Every run starts its processes afresh, so a run with 200 warm-up rounds sees them as cold
+ * as a user's first minutes do.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as HttpClient } from 'undici';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-/** The daemon's command line from source, as `npm run daemon` runs it. */
-const DAEMON_COMMAND = ['--import', 'tsx', join(ROOT, 'daemon/main.ts')];
-const TOKEN = 'bench-token-0123456789abcdef';
-const BARE_SERVER_ROLE = 'bare-server';
+import { type Peer, startMcpJam, startOfficialProxy } from './peers.ts';
+import {
+  CHILD_NODE_ARGS,
+  cpuMs,
+  EVERYTHING_STDIO,
+  JSON_HEADERS,
+  median,
+  percentile,
+  ROOT,
+  startChild,
+  startDaemon,
+  stopChild,
+  watchLoad,
+} from './support.ts';
 
 const ECHO = { name: 'echo', arguments: { message: 'hi' } };
 const EXECUTE_BODY = JSON.stringify({ serverId: 'ev', toolName: ECHO.name, parameters: ECHO.arguments });
 // Built once, as the daemon does: a schema built per call costs ~15 µs more.
 const PASSTHROUGH_RESULT = ResultSchema.passthrough();
-const JSON_HEADERS = { 'content-type': 'application/json', 'x-inspector-token': TOKEN };
 
-type Call = () => Promise<void>;
-type Kind = 'a' | 'b' | 'c';
-
-const LABELS: Record<Kind, string> = {
-  a: '(a) daemon  POST /api/mcp/tools/execute',
-  b: '(b) SDK     client.request tools/call   ',
-  c: '(c) HTTP    bare JSON round trip        ',
-};
-
-function wholeNumber(name: string, fallback: number, min: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number from ${min}`);
-  return value;
+export interface PathResult {
+  label: string;
+  median: number;
+  p90: number;
+  /** CPU time of the path's own server process per call, ms (NaN when there is none). */
+  cpuPerCall: number;
 }
 
-/** The minimal server of (c): parses the JSON body and answers a JSON object of about the daemon's size. */
-function runBareServer(): void {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-      const reply = JSON.stringify({ status: 'completed', executionId: 'bare', result: body });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
-      res.end(reply);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => {
-    console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  });
-  process.once('SIGTERM', () => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  });
+export interface EchoResult {
+  warmup: number;
+  iterations: number;
+  paths: Record<string, PathResult>;
+  /** Median (a) − ((b) + (c)), ms. */
+  overhead: number;
+  /** Peers that could not be measured, with why. */
+  skipped: string[];
+  /** Share of all the machine's cores busy during the measured rounds, this run's processes included. */
+  load: number;
 }
 
-/** Starts a child that prints `listening on <url>` and resolves with that URL. */
-async function startChild(args: string[], name: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match?.[1]) {
-        child.stdout?.off('data', onData);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with code ${code}:\n${output}`)));
-    setTimeout(() => reject(new Error(`${name} did not start within 30 s:\n${output}`)), 30_000).unref();
-  }).catch(async (error: unknown) => {
-    await stopChild(child);
-    throw error;
-  });
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return { child, url };
+interface Path {
+  label: string;
+  call(): Promise<void>;
+  pid?: number;
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function postJson(
-  http: HttpClient,
-  path: string,
-  body: string,
-): Promise<{ status: number; json: any }> {
+async function post(http: HttpClient, path: string, body: string): Promise<{ status: number; json: any }> {
   const response = await http.request({ path, method: 'POST', headers: JSON_HEADERS, body });
   return { status: response.statusCode, json: await response.body.json() };
 }
 
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
-}
-
-async function main(): Promise<void> {
-  const iterations = wholeNumber('BENCH_ITERATIONS', 3000, 1);
-  const warmup = wholeNumber('BENCH_WARMUP', 3000, 0);
-  const childNodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const dataDir = await mkdtemp(join(tmpdir(), 'inspector-bench-'));
-  const children: ChildProcess[] = [];
-  const httpClients: HttpClient[] = [];
-  let sdk: Client | undefined;
-
+export async function measureEcho(options: {
+  warmup: number;
+  iterations: number;
+  peers: boolean;
+}): Promise<EchoResult> {
+  const closers: Array<() => Promise<void>> = [];
+  const skipped: string[] = [];
   try {
-    const daemon = await startChild(
-      [...childNodeArgs, ...DAEMON_COMMAND, '--port', '0', '--data-dir', dataDir, '--token', TOKEN],
-      'the daemon',
-    );
-    children.push(daemon.child);
+    const daemon = await startDaemon();
+    closers.push(() => daemon.close());
     const bare = await startChild(
-      [...childNodeArgs, '--import', 'tsx', fileURLToPath(import.meta.url), BARE_SERVER_ROLE],
-      'the bare server',
+      process.execPath,
+      [...CHILD_NODE_ARGS, join(ROOT, 'tests/bench/bare-server.ts')],
+      { name: 'the bare server', ready: /listening on (http:\/\/\S+)/ },
     );
-    children.push(bare.child);
+    closers.push(() => stopChild(bare.child));
 
     const daemonHttp = new HttpClient(daemon.url, { pipelining: 1 });
-    const bareHttp = new HttpClient(bare.url, { pipelining: 1 });
-    httpClients.push(daemonHttp, bareHttp);
+    const bareHttp = new HttpClient(bare.match, { pipelining: 1 });
+    closers.push(
+      () => daemonHttp.close(),
+      () => bareHttp.close(),
+    );
 
-    const config = { transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] };
     const response = await daemonHttp.request({
       path: '/api/mcp/servers/ev',
       method: 'PUT',
       headers: JSON_HEADERS,
-      body: JSON.stringify({ config }),
+      body: JSON.stringify({ config: { transport: 'stdio', ...EVERYTHING_STDIO } }),
     });
     await response.body.dump();
     if (response.statusCode !== 201)
       throw new Error(`PUT /api/mcp/servers/ev answered ${response.statusCode}`);
 
-    sdk = new Client({ name: 'echo-latency-bench', version: '1.0.0' });
-    await sdk.connect(
-      new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
-    );
-    const connected = sdk;
+    const sdk = new Client({ name: 'echo-latency-bench', version: '1.0.0' });
+    await sdk.connect(new StdioClientTransport({ ...EVERYTHING_STDIO, stderr: 'ignore' }));
+    closers.push(() => sdk.close());
 
-    const calls: Record<Kind, Call> = {
-      async a() {
-        const { status, json } = await postJson(daemonHttp, '/api/mcp/tools/execute', EXECUTE_BODY);
-        if (status !== 200 || json.status !== 'completed') {
-          throw new Error(`The daemon answered ${status}: ${JSON.stringify(json)}`);
-        }
+    const paths: Record<string, Path> = {
+      a: {
+        label: '(a) daemon  POST /api/mcp/tools/execute',
+        pid: daemon.child.pid,
+        async call() {
+          const { status, json } = await post(daemonHttp, '/api/mcp/tools/execute', EXECUTE_BODY);
+          if (status !== 200 || json.status !== 'completed') {
+            throw new Error(`The daemon answered ${status}: ${JSON.stringify(json)}`);
+          }
+        },
       },
-      async b() {
-        // The daemon's own path: the generic request with a pass-through result schema.
-        const result = await connected.request({ method: 'tools/call', params: ECHO }, PASSTHROUGH_RESULT);
-        if (!Array.isArray(result.content)) throw new Error(`Unexpected result ${JSON.stringify(result)}`);
+      b: {
+        label: '(b) SDK     client.request tools/call',
+        async call() {
+          // The daemon's own path: the generic request with a pass-through result schema.
+          const result = await sdk.request({ method: 'tools/call', params: ECHO }, PASSTHROUGH_RESULT);
+          if (!Array.isArray(result.content)) throw new Error(`Unexpected result ${JSON.stringify(result)}`);
+        },
       },
-      async c() {
-        const { status } = await postJson(bareHttp, '/echo', EXECUTE_BODY);
-        if (status !== 200) throw new Error(`The bare server answered ${status}`);
+      c: {
+        label: '(c) HTTP    bare JSON round trip',
+        pid: bare.child.pid,
+        async call() {
+          const { status } = await post(bareHttp, '/echo', EXECUTE_BODY);
+          if (status !== 200) throw new Error(`The bare server answered ${status}`);
+        },
       },
     };
-    const kinds: Kind[] = ['a', 'b', 'c'];
+    if (options.peers) {
+      const starters: Array<[string, string, () => Promise<Peer>]> = [
+        ['o', 'the official inspector proxy', startOfficialProxy],
+        ['j', 'MCPJam', startMcpJam],
+      ];
+      for (const [key, name, start] of starters) {
+        try {
+          const peer = await start();
+          closers.push(() => peer.close());
+          paths[key] = { label: `(${key}) ${peer.label}`, pid: peer.pid, call: () => peer.call('hi') };
+        } catch (error) {
+          skipped.push(`${name}: ${(error as Error).message.replace(/\s+/g, ' ').slice(0, 300)}`);
+        }
+      }
+    }
+    const kinds = Object.keys(paths);
+    const samples: Record<string, number[]> = Object.fromEntries(kinds.map((kind) => [kind, []]));
+    const cpuStart: Record<string, number> = {};
+    let load = (): number => Number.NaN;
 
     // Warm-up rounds run exactly like measured ones and without a pause before them: round trips between
     // processes get several times faster over the first seconds of steady traffic (and slow down again
     // after a pause of a few seconds), not only through JIT compilation.
-    const samples: Record<Kind, number[]> = { a: [], b: [], c: [] };
-    for (let round = 0; round < warmup + iterations; round++) {
+    for (let round = 0; round < options.warmup + options.iterations; round++) {
+      if (round === options.warmup) {
+        for (const kind of kinds) cpuStart[kind] = cpuMs(paths[kind]?.pid);
+        load = watchLoad();
+      }
       // Each round starts with a different kind, so none always follows the same one.
       for (let step = 0; step < kinds.length; step++) {
-        const kind = kinds[(round + step) % kinds.length] as Kind;
+        const kind = kinds[(round + step) % kinds.length] as string;
         const start = process.hrtime.bigint();
-        await calls[kind]();
+        await (paths[kind] as Path).call();
         const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
-        if (round >= warmup) samples[kind].push(elapsed);
+        if (round >= options.warmup) samples[kind]?.push(elapsed);
       }
     }
 
-    const median: Record<Kind, number> = { a: 0, b: 0, c: 0 };
-    const ms = (value: number): string => `${value.toFixed(3).padStart(7)} ms`;
-    console.log(
-      `echo latency: Node ${process.version}, ${availableParallelism()} CPUs, ${iterations} interleaved rounds after ${warmup} warm-up rounds`,
-    );
-    console.log(
-      'daemon and bare server in child processes; HTTP client: undici request, one keep-alive connection',
-    );
+    const busy = load();
+    const results: Record<string, PathResult> = {};
     for (const kind of kinds) {
-      const sorted = samples[kind].sort((x, y) => x - y);
-      median[kind] = percentile(sorted, 0.5);
-      console.log(`${LABELS[kind]}  median ${ms(median[kind])}   p90 ${ms(percentile(sorted, 0.9))}`);
+      const path = paths[kind] as Path;
+      const values = samples[kind] ?? [];
+      const cpu = path.pid === undefined ? Number.NaN : cpuMs(path.pid) - (cpuStart[kind] ?? Number.NaN);
+      results[kind] = {
+        label: path.label,
+        median: median(values),
+        p90: percentile(values, 0.9),
+        cpuPerCall: cpu / options.iterations,
+      };
     }
-    const floor = median.b + median.c;
-    console.log(`floor (b)+(c)                             median ${ms(floor)}`);
-    console.log(`daemon overhead (a)-(b)-(c)               median ${ms(median.a - floor)}`);
+    const overhead =
+      (results.a?.median ?? Number.NaN) -
+      (results.b?.median ?? Number.NaN) -
+      (results.c?.median ?? Number.NaN);
+    return {
+      warmup: options.warmup,
+      iterations: options.iterations,
+      paths: results,
+      overhead,
+      skipped,
+      load: busy,
+    };
   } finally {
-    await sdk?.close();
-    await Promise.all(httpClients.map((client) => client.close()));
     // SIGTERM: the daemon closes its MCP connections (ending server-everything) before it exits.
-    await Promise.all(children.map(stopChild));
-    await rm(dataDir, { recursive: true, force: true });
+    for (const close of closers.reverse()) await close().catch(() => {});
   }
 }
 
-if (process.argv[2] === BARE_SERVER_ROLE) runBareServer();
-else await main();
+export function printEcho(result: EchoResult): void {
+  const ms = (value: number): string => `${value.toFixed(3).padStart(7)} ms`;
+  console.log(
+    `\necho over STDIO on server-everything: ${result.iterations} interleaved rounds after ${result.warmup} warm-up rounds`,
+  );
+  for (const path of Object.values(result.paths)) {
+    const cpu = Number.isNaN(path.cpuPerCall) ? '' : `   server CPU/call ${ms(path.cpuPerCall)}`;
+    console.log(`  ${path.label.padEnd(68)} median ${ms(path.median)}   p90 ${ms(path.p90)}${cpu}`);
+  }
+  const floor = (result.paths.b?.median ?? Number.NaN) + (result.paths.c?.median ?? Number.NaN);
+  console.log(`  ${'floor (b)+(c)'.padEnd(68)} median ${ms(floor)}`);
+  console.log(`  ${'daemon overhead (a)-(b)-(c)'.padEnd(68)} median ${ms(result.overhead)}`);
+  for (const reason of result.skipped) console.log(`  not measured: ${reason}`);
+  if (!Number.isNaN(result.load)) {
+    console.log(
+      `  the machine's cores were ${Math.round(result.load * 100)}% busy during the measured rounds, this run included`,
+    );
+  }
+}
