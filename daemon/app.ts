@@ -53,11 +53,12 @@ export class StartupError extends Error {
 }
 
 /**
- * The schema compiler and the MCP client (the SDK) are loaded on first use, so the daemon listens sooner;
- * once it listens, this loads both while it waits for its first request.
+ * The schema compiler, the rate limiter and the MCP client (the SDK) are loaded on first use, so the
+ * daemon listens sooner; once it listens, this loads them while it waits for its first request.
  */
-function loadAfterListening(): void {
+function loadAfterListening(rateLimiter: { prepare(): void } | undefined): void {
   schemaCompiler();
+  rateLimiter?.prepare();
   loadClientRuntime().catch(() => {
     // A connection that needs it will load it again and report the failure.
   });
@@ -121,7 +122,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Without a token, the Origin is all that tells a known page from anything else: it must be there.
   if (token === null) api.use(originMiddleware({ development, requireOrigin: true }));
   api.use(tokenMiddleware({ token, limiter }));
-  if (options.rateLimitPerMinute > 0) api.use(rateLimitMiddleware(options.rateLimitPerMinute));
+  const rateLimiter =
+    options.rateLimitPerMinute > 0 ? rateLimitMiddleware(options.rateLimitPerMinute) : undefined;
+  if (rateLimiter) api.use(rateLimiter);
   api.use(jsonBody(options.bodyLimitBytes));
   api.use('/servers', serversRouter(manager, executions));
   api.use('/tools', toolsRouter(manager, executions));
@@ -181,7 +184,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         maxBufferedBytes: options.sseMaxBufferedBytes,
       });
       // Listening comes first; what the first requests and the first connection need is loaded right after.
-      setImmediate(loadAfterListening).unref();
+      setImmediate(loadAfterListening, rateLimiter).unref();
       const { port } = server.address() as AddressInfo;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
       return `http://${host}:${port}`;

@@ -1,5 +1,9 @@
+import { createRequire } from 'node:module';
 import type { Request, RequestHandler } from 'express';
-import { ipKeyGenerator, type RateLimitInfo, rateLimit } from 'express-rate-limit';
+import type * as RateLimitModule from 'express-rate-limit';
+import type { RateLimitInfo } from 'express-rate-limit';
+
+const require = createRequire(import.meta.url);
 
 /**
  * At most `perMinute` API requests per client address a minute; past it, 429 with Retry-After.
@@ -9,14 +13,30 @@ import { ipKeyGenerator, type RateLimitInfo, rateLimit } from 'express-rate-limi
  * with an IPv6 address cut to its /56 as the library's own key is. The RateLimit headers on every answer
  * are left out: each costs a hash of the key and two header writes, and no client of the daemon reads
  * them; a refusal still says when to come back.
+ *
+ * express-rate-limit (with the IP address library it loads) is loaded once the daemon listens, by
+ * `prepare` or at the latest by the first request, not before: start-up is mostly loading code.
  */
-export function rateLimitMiddleware(perMinute: number): RequestHandler {
-  const windowMs = 60_000;
+export function rateLimitMiddleware(perMinute: number): RequestHandler & { prepare(): void } {
+  let limiter: RequestHandler | undefined;
+  const prepare = (): RequestHandler => {
+    limiter ??= createLimiter(perMinute);
+    return limiter;
+  };
+  const middleware: RequestHandler = (req, res, next) => (limiter ?? prepare())(req, res, next);
+  return Object.assign(middleware, { prepare: () => void prepare() });
+}
+
+function createLimiter(perMinute: number): RequestHandler {
+  const { ipKeyGenerator, rateLimit } = require('express-rate-limit') as typeof RateLimitModule;
   return rateLimit({
-    windowMs,
+    windowMs: 60_000,
     limit: perMinute,
     standardHeaders: false,
     legacyHeaders: false,
+    // It may be made while the first request is handled, which this check of the library takes for a
+    // limiter made per request (one that would count nothing); here it is made once.
+    validate: { creationStack: false },
     keyGenerator: (req) => ipKeyGenerator(req.socket.remoteAddress ?? ''),
     handler: (req, res) => {
       const resetTime = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit?.resetTime;

@@ -33,7 +33,7 @@ await daemon.close();
 `;
 
 describe('start-up', () => {
-  it('listens before it loads the MCP SDK, ajv and ws, and loads the SDK and ajv right after', async () => {
+  it('listens before it loads the MCP SDK, ajv, ws and the rate limiter, and loads all but ws right after', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [...TSX_LOADER, '--input-type=module', '--eval', SCRIPT],
