@@ -1,6 +1,6 @@
-import InspectorApp from '../components/InspectorApp.vue';
-import { localStorageStore } from '../lib/key-value-store';
-import { mountApp } from '../lib/mount';
+import InspectorApp from '../app/InspectorApp.vue';
+import { localStorageStore } from '../app/key-value-store';
+import { mountApp } from '../app/mount';
 
 // Served by the daemon itself: same origin, no host permission to ask for.
 mountApp(InspectorApp, {

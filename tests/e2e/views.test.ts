@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LogModel } from '../../shared/log-pairing.ts';
+import { LogModel } from '../../extension/logs/log-pairing.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';

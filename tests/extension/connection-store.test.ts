@@ -1,9 +1,9 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DaemonError } from '../../extension/lib/daemon-client';
-import { localStorageStore } from '../../extension/lib/key-value-store';
-import type { Platform } from '../../extension/lib/platform';
-import { pairingProblem, useConnectionStore } from '../../extension/stores/connection';
+import { DaemonError } from '../../extension/app/daemon-client';
+import { localStorageStore } from '../../extension/app/key-value-store';
+import type { Platform } from '../../extension/app/platform';
+import { pairingProblem, useConnectionStore } from '../../extension/app/connection-store';
 import { collectFailedFetches } from './failed-fetches';
 
 function platform(access: boolean): Platform & { asked: string[] } {

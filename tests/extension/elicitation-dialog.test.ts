@@ -1,7 +1,7 @@
 import { mount } from '@vue/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ElicitationRequired, JsonObject } from '../../shared/api';
-import ElicitationDialog from '../../extension/components/ElicitationDialog.vue';
+import ElicitationDialog from '../../extension/tools/ElicitationDialog.vue';
 
 function elicitation(request: JsonObject, requestId = 'req-1'): ElicitationRequired {
   return {

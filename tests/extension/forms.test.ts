@@ -6,7 +6,7 @@ import {
   missingRequired,
   parametersFromValue,
   type JsonSchema,
-} from '../../shared/forms.ts';
+} from '../../extension/forms/forms.ts';
 
 function onlyField(property: JsonSchema, required = false): ReturnType<typeof fieldsFromSchema>[number] {
   const fields = fieldsFromSchema({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LogModel, rowEntries, type LogRow } from '../../shared/log-pairing';
+import { LogModel, rowEntries, type LogRow } from '../../extension/logs/log-pairing';
 import type { RpcLogEntry, RpcMessageEntry } from '../../shared/logs';
 
 const T0 = Date.parse('2025-01-01T10:00:00.000Z');

@@ -1,8 +1,8 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { RpcLogEntry } from '../../shared/logs';
-import { useLiveStore } from '../../extension/stores/live';
-import { MAX_LOG_ROWS, useLogsStore } from '../../extension/stores/logs';
+import { useLiveStore } from '../../extension/app/live-store';
+import { MAX_LOG_ROWS, useLogsStore } from '../../extension/logs/logs-store';
 
 function entry(seq: number, body: Record<string, unknown>, serverId = 'a', ms = 0): RpcLogEntry {
   const direction = 'method' in body ? 'send' : 'receive';

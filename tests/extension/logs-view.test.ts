@@ -6,12 +6,12 @@
 import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia, type Pinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import LogRow from '../../extension/components/LogRow.vue';
-import LogsView from '../../extension/components/LogsView.vue';
-import { useLiveStore } from '../../extension/stores/live';
-import { useLogsStore } from '../../extension/stores/logs';
-import { useServersStore } from '../../extension/stores/servers';
-import { LogModel, type LogRow as Row } from '../../shared/log-pairing';
+import LogRow from '../../extension/logs/LogRow.vue';
+import LogsView from '../../extension/logs/LogsView.vue';
+import { useLiveStore } from '../../extension/app/live-store';
+import { useLogsStore } from '../../extension/logs/logs-store';
+import { useServersStore } from '../../extension/servers/servers-store';
+import { LogModel, type LogRow as Row } from '../../extension/logs/log-pairing';
 import type { RpcLogEntry } from '../../shared/logs';
 import type { ServerRecord } from '../../shared/servers';
 

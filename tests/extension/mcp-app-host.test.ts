@@ -8,7 +8,7 @@ import {
   type McpAppConnection,
   type McpAppHostOptions,
   mcpAppResourceUri,
-} from '../../extension/lib/mcp-app-host';
+} from '../../extension/widgets/mcp-app/mcp-app-host';
 import { MCP_APP_VIEW_HTML } from '../fixtures/mcp-app-view';
 
 /**

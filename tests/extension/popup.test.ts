@@ -4,10 +4,10 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { ServerRecord } from '../../shared/servers';
-import PopupApp from '../../extension/components/popup/PopupApp.vue';
-import PopupPicker from '../../extension/components/popup/PopupPicker.vue';
-import PopupResult from '../../extension/components/popup/PopupResult.vue';
-import PopupStatus from '../../extension/components/popup/PopupStatus.vue';
+import PopupApp from '../../extension/popup/PopupApp.vue';
+import PopupPicker from '../../extension/popup/PopupPicker.vue';
+import PopupResult from '../../extension/popup/PopupResult.vue';
+import PopupStatus from '../../extension/popup/PopupStatus.vue';
 import {
   LAST_CHOICE_KEY,
   pickServer,
@@ -15,10 +15,10 @@ import {
   readLastChoice,
   readSavedRequests,
   writeLastChoice,
-} from '../../extension/components/popup/popup-storage';
-import { extensionStore } from '../../extension/lib/extension-store';
-import { PLATFORM, type Platform } from '../../extension/lib/platform';
-import { useSavedRequestsStore } from '../../extension/stores/saved-requests';
+} from '../../extension/popup/popup-storage';
+import { extensionStore } from '../../extension/app/extension-store';
+import { PLATFORM, type Platform } from '../../extension/app/platform';
+import { useSavedRequestsStore } from '../../extension/saved-requests/saved-requests-store';
 import { collectFailedFetches } from './failed-fetches';
 
 const platform: Platform = {

@@ -1,9 +1,14 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import PromptMessages from '../../extension/components/PromptMessages.vue';
-import PromptsView from '../../extension/components/PromptsView.vue';
-import { missingArguments, promptArgs, usePromptsStore, type Prompt } from '../../extension/stores/prompts';
+import PromptMessages from '../../extension/prompts/PromptMessages.vue';
+import PromptsView from '../../extension/prompts/PromptsView.vue';
+import {
+  missingArguments,
+  promptArgs,
+  usePromptsStore,
+  type Prompt,
+} from '../../extension/prompts/prompts-store';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

@@ -6,8 +6,8 @@
  */
 import { mount } from '@vue/test-utils';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import ResourceContent from '../../extension/components/ResourceContent.vue';
-import ResourceTemplateForm from '../../extension/components/ResourceTemplateForm.vue';
+import ResourceContent from '../../extension/resources/ResourceContent.vue';
+import ResourceTemplateForm from '../../extension/resources/ResourceTemplateForm.vue';
 import {
   base64Bytes,
   blobText,
@@ -15,7 +15,7 @@ import {
   contentKind,
   fileNameFromUri,
   formatSize,
-} from '../../extension/lib/resource-content';
+} from '../../extension/resources/resource-content';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

@@ -2,9 +2,9 @@ import { flushPromises, mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, type Pinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import SavedRequests from '../../extension/components/SavedRequests.vue';
-import { extensionStore } from '../../extension/lib/extension-store';
-import { PLATFORM, type Platform } from '../../extension/lib/platform';
+import SavedRequests from '../../extension/saved-requests/SavedRequests.vue';
+import { extensionStore } from '../../extension/app/extension-store';
+import { PLATFORM, type Platform } from '../../extension/app/platform';
 
 const platform: Platform = {
   kind: 'extension',

@@ -1,16 +1,16 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
-import { extensionStore } from '../../extension/lib/extension-store';
-import { type KeyValueStore, localStorageStore } from '../../extension/lib/key-value-store';
-import { savedRequestsKey, useSavedRequestsStore } from '../../extension/stores/saved-requests';
+import { extensionStore } from '../../extension/app/extension-store';
+import { type KeyValueStore, localStorageStore } from '../../extension/app/key-value-store';
+import { savedRequestsKey, useSavedRequestsStore } from '../../extension/saved-requests/saved-requests-store';
 import {
   exportSavedRequests,
   filterSavedRequests,
   parseSavedRequestsExport,
   type SavedRequest,
   sortSavedRequests,
-} from '../../shared/saved-requests';
+} from '../../extension/saved-requests/saved-requests';
 
 function request(overrides: Partial<SavedRequest>): SavedRequest {
   return {

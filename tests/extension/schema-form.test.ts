@@ -1,7 +1,7 @@
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { describe, expect, it } from 'vitest';
-import SchemaForm from '../../extension/components/SchemaForm.vue';
-import { initialValue, type JsonSchema } from '../../shared/forms.ts';
+import SchemaForm from '../../extension/forms/SchemaForm.vue';
+import { initialValue, type JsonSchema } from '../../extension/forms/forms.ts';
 
 /** Mounts the form bound like `v-model`: each emitted value becomes the next modelValue. */
 function mountForm(

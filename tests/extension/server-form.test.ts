@@ -5,7 +5,7 @@ import {
   emptyDraft,
   parseMcpServersJson,
   parsePairs,
-} from '../../extension/lib/server-form';
+} from '../../extension/servers/server-form';
 
 describe('server editor fields', () => {
   it('turns a STDIO draft into a config with one argument per line and KEY=value env', () => {

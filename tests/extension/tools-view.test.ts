@@ -1,10 +1,10 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import ToolsView from '../../extension/components/ToolsView.vue';
-import { localStorageStore } from '../../extension/lib/key-value-store';
-import { PLATFORM, type Platform } from '../../extension/lib/platform';
-import { type Tool, useToolsStore } from '../../extension/stores/tools';
+import ToolsView from '../../extension/tools/ToolsView.vue';
+import { localStorageStore } from '../../extension/app/key-value-store';
+import { PLATFORM, type Platform } from '../../extension/app/platform';
+import { type Tool, useToolsStore } from '../../extension/tools/tools-store';
 
 const platform: Platform = {
   kind: 'web',

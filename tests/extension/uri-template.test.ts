@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandTemplate, templateVariables } from '../../shared/uri-template';
+import { expandTemplate, templateVariables } from '../../extension/resources/uri-template';
 
 // The variables of RFC 6570 section 3.2.
 const RFC = {

@@ -1,6 +1,6 @@
 import { mount } from '@vue/test-utils';
 import { describe, expect, it } from 'vitest';
-import WidgetFollowups from '../../extension/components/WidgetFollowups.vue';
+import WidgetFollowups from '../../extension/widgets/WidgetFollowups.vue';
 
 describe('WidgetFollowups', () => {
   it('says where messages will show while there are none', () => {

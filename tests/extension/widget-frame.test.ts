@@ -1,9 +1,9 @@
 import { mount } from '@vue/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import WidgetFrame from '../../extension/components/WidgetFrame.vue';
-import { localStorageStore } from '../../extension/lib/key-value-store';
-import { PLATFORM, type Platform } from '../../extension/lib/platform';
-import { LINK_SCRIPT } from '../../extension/lib/widget-host';
+import WidgetFrame from '../../extension/widgets/WidgetFrame.vue';
+import { localStorageStore } from '../../extension/app/key-value-store';
+import { PLATFORM, type Platform } from '../../extension/app/platform';
+import { LINK_SCRIPT } from '../../extension/widgets/apps-sdk/widget-host';
 
 const PAGE = '<!doctype html><html><head></head><body><p id="w">widget</p></body></html>';
 

@@ -25,7 +25,7 @@ import {
   WidgetHost,
   type WidgetHostActions,
   widgetStateKey,
-} from '../../extension/lib/widget-host';
+} from '../../extension/widgets/apps-sdk/widget-host';
 
 describe('which tools have a widget', () => {
   it('takes a ui:// outputTemplate from _meta and nothing else', () => {

@@ -1,7 +1,7 @@
 import { mount } from '@vue/test-utils';
 import { describe, expect, it } from 'vitest';
-import WidgetTraffic from '../../extension/components/WidgetTraffic.vue';
-import type { TrafficEntry } from '../../extension/lib/widget-host';
+import WidgetTraffic from '../../extension/widgets/WidgetTraffic.vue';
+import type { TrafficEntry } from '../../extension/widgets/apps-sdk/widget-host';
 
 const AT = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
 

@@ -1,6 +1,6 @@
-import InspectorApp from '../../components/InspectorApp.vue';
-import { applyDevtoolsTheme, extensionPlatform } from '../../lib/extension-platform';
-import { mountApp } from '../../lib/mount';
+import InspectorApp from '../../app/InspectorApp.vue';
+import { applyDevtoolsTheme, extensionPlatform } from '../../app/extension-platform';
+import { mountApp } from '../../app/mount';
 
 applyDevtoolsTheme();
 mountApp(InspectorApp, extensionPlatform());

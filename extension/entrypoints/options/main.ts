@@ -1,5 +1,5 @@
-import OptionsApp from '../../components/OptionsApp.vue';
-import { extensionPlatform } from '../../lib/extension-platform';
-import { mountApp } from '../../lib/mount';
+import OptionsApp from '../../app/OptionsApp.vue';
+import { extensionPlatform } from '../../app/extension-platform';
+import { mountApp } from '../../app/mount';
 
 mountApp(OptionsApp, extensionPlatform());

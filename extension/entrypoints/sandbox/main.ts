@@ -3,7 +3,7 @@
  * one render message from the panel that framed it, then replaces its own document with the widget's
  * HTML, so the widget's `window.parent` is the panel. It handles nothing else and imports only the check.
  */
-import { renderHtmlOf } from '../../lib/widget-host';
+import { renderHtmlOf } from '../../widgets/apps-sdk/widget-host';
 
 function render(event: MessageEvent): void {
   const html = renderHtmlOf(event, window.parent, window);

@@ -1,0 +1,237 @@
+/**
+ * Display rows of the live JSON-RPC log, built incrementally: each request is paired with its response
+ * (same server, same id, opposite direction) and its latency; notifications, stderr lines and responses
+ * whose request is gone show as rows of their own. Appending an entry costs O(1) amortised, so the log
+ * view stays smooth at 100,000 rows; only a filter change re-scans the rows.
+ */
+import type { RpcLogEntry, RpcMessageEntry } from '../../shared/logs.ts';
+
+export type LogRowKind = 'request' | 'notification' | 'stderr' | 'response';
+export type LogRowStatus = 'pending' | 'ok' | 'error';
+export type JsonRpcId = string | number;
+
+export interface LogRow {
+  /** Unique for the model's lifetime and kept when the response arrives: a stable list key. */
+  key: number;
+  kind: LogRowKind;
+  serverId: string;
+  /** Direction of the row's first entry: `receive` for a request the server sent (elicitation, sampling). */
+  direction: RpcLogEntry['direction'];
+  timestamp: string;
+  /** The method of a request or notification; undefined for stderr lines and orphan responses. */
+  method?: string;
+  id?: JsonRpcId | null;
+  /** The request, notification, stderr line or orphan response. */
+  entry: RpcLogEntry;
+  /** A request's response once it arrived. */
+  response?: RpcMessageEntry;
+  /** Requests and responses only. */
+  status?: LogRowStatus;
+  /** Time from request to response; requests with a response only. */
+  latencyMs?: number;
+}
+
+export interface LogFilter {
+  /** Servers to show; empty shows every server. */
+  serverIds: readonly string[];
+  /** Case-insensitive substring of the method; a response matches through its request's method. */
+  method: string;
+}
+
+export const NO_FILTER: LogFilter = { serverIds: [], method: '' };
+
+/** An array that drops from the front in O(1) amortised: dropped slots are compacted away in bulk. */
+class Window<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  at(index: number): T | undefined {
+    return index >= 0 && index < this.length ? this.items[this.head + index] : undefined;
+  }
+
+  set(index: number, value: T): void {
+    this.items[this.head + index] = value;
+  }
+
+  push(value: T): void {
+    this.items.push(value);
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const value = this.items[this.head++];
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return value;
+  }
+
+  toArray(): T[] {
+    return this.items.slice(this.head);
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
+/** Where a request waits for its response: `1` and `"1"` are different JSON-RPC ids. */
+function pendingKey(serverId: string, id: JsonRpcId, requestDirection: 'send' | 'receive'): string {
+  return `${serverId}:${JSON.stringify(id)}:${requestDirection}`;
+}
+
+function statusOf(message: Record<string, unknown>): LogRowStatus {
+  return message.error !== undefined ? 'error' : 'ok';
+}
+
+/** The raw entries a row stands for, in arrival order. */
+export function rowEntries(row: LogRow): RpcLogEntry[] {
+  return row.response ? [row.entry, row.response] : [row.entry];
+}
+
+export class LogModel {
+  private readonly all = new Window<LogRow>();
+  /** Absolute indexes (see `dropped`) of the rows that match the filter, ascending. */
+  private readonly visible = new Window<number>();
+  /** Requests waiting for their response, by `pendingKey`, as absolute row indexes. */
+  private readonly pending = new Map<string, number>();
+  /** Rows dropped from the front so far: row `i` of `all` has absolute index `dropped + i`. */
+  private dropped = 0;
+  private nextKey = 1;
+  private currentFilter: LogFilter = NO_FILTER;
+  private methodNeedle = '';
+
+  constructor(readonly maxRows = 100_000) {}
+
+  get filter(): LogFilter {
+    return this.currentFilter;
+  }
+
+  /** Rows held, filtered or not. */
+  get rowCount(): number {
+    return this.all.length;
+  }
+
+  get visibleCount(): number {
+    return this.visible.length;
+  }
+
+  rowAt(index: number): LogRow | undefined {
+    return this.all.at(index);
+  }
+
+  visibleAt(index: number): LogRow | undefined {
+    const absolute = this.visible.at(index);
+    return absolute === undefined ? undefined : this.all.at(absolute - this.dropped);
+  }
+
+  get rows(): LogRow[] {
+    return this.all.toArray();
+  }
+
+  get visibleRows(): LogRow[] {
+    return this.visible.toArray().map((absolute) => this.all.at(absolute - this.dropped) as LogRow);
+  }
+
+  add(entry: RpcLogEntry): void {
+    if (entry.direction === 'stderr') {
+      this.push({ kind: 'stderr', entry });
+      return;
+    }
+    const { message, serverId, direction } = entry;
+    const method = typeof message.method === 'string' ? message.method : undefined;
+    const id = message.id;
+    if (method !== undefined) {
+      if (!isId(id)) {
+        this.push({ kind: 'notification', entry, method });
+        return;
+      }
+      const absolute = this.push({ kind: 'request', entry, method, id, status: 'pending' });
+      // A reused id (a reconnected server starts again at 0) answers the newest request.
+      this.pending.set(pendingKey(serverId, id, direction), absolute);
+      return;
+    }
+    if (isId(id)) {
+      const key = pendingKey(serverId, id, direction === 'send' ? 'receive' : 'send');
+      const absolute = this.pending.get(key);
+      const request = absolute === undefined ? undefined : this.all.at(absolute - this.dropped);
+      if (absolute !== undefined && request) {
+        this.pending.delete(key);
+        // A new object, so views holding the old one see the change.
+        this.all.set(absolute - this.dropped, {
+          ...request,
+          response: entry,
+          status: statusOf(message),
+          latencyMs: Date.parse(entry.timestamp) - Date.parse(request.timestamp),
+        });
+        return;
+      }
+    }
+    this.push({ kind: 'response', entry, id: isId(id) ? id : null, status: statusOf(message) });
+  }
+
+  addAll(entries: Iterable<RpcLogEntry>): void {
+    for (const entry of entries) this.add(entry);
+  }
+
+  /** Shows only the rows that match; O(rows). */
+  setFilter(filter: LogFilter): void {
+    this.currentFilter = { serverIds: [...filter.serverIds], method: filter.method };
+    this.methodNeedle = filter.method.toLowerCase();
+    this.visible.clear();
+    for (let i = 0; i < this.all.length; i++) {
+      if (this.matches(this.all.at(i) as LogRow)) this.visible.push(this.dropped + i);
+    }
+  }
+
+  clear(): void {
+    this.dropped += this.all.length;
+    this.all.clear();
+    this.visible.clear();
+    this.pending.clear();
+  }
+
+  private matches(row: LogRow): boolean {
+    const { serverIds } = this.currentFilter;
+    if (serverIds.length > 0 && !serverIds.includes(row.serverId)) return false;
+    return !this.methodNeedle || (row.method?.toLowerCase().includes(this.methodNeedle) ?? false);
+  }
+
+  /** Appends a row, drops the oldest beyond `maxRows`, and returns the new row's absolute index. */
+  private push(fields: Omit<LogRow, 'key' | 'serverId' | 'direction' | 'timestamp'>): number {
+    const { entry } = fields;
+    const row: LogRow = {
+      key: this.nextKey++,
+      serverId: entry.serverId,
+      direction: entry.direction,
+      timestamp: entry.timestamp,
+      ...fields,
+    };
+    const absolute = this.dropped + this.all.length;
+    this.all.push(row);
+    if (this.matches(row)) this.visible.push(absolute);
+    while (this.all.length > this.maxRows) this.dropOldest();
+    return absolute;
+  }
+
+  private dropOldest(): void {
+    const row = this.all.shift();
+    const absolute = this.dropped++;
+    if (this.visible.at(0) === absolute) this.visible.shift();
+    if (row?.kind === 'request' && row.status === 'pending' && isId(row.id)) {
+      const key = pendingKey(row.serverId, row.id, row.direction === 'receive' ? 'receive' : 'send');
+      // Its response, if it ever comes, shows alone.
+      if (this.pending.get(key) === absolute) this.pending.delete(key);
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import { defineStore } from 'pinia';
+import { computed, markRaw, ref, shallowRef, watch } from 'vue';
+import { LogModel, rowEntries, type LogRow } from './log-pairing';
+import type { RpcLogEntry } from '../../shared/logs';
+import { useLiveStore } from '../app/live-store';
+
+/** Rows kept; the oldest go first. */
+export const MAX_LOG_ROWS = 100_000;
+/** Live entries are added at most this often, so a burst costs one render per batch, not one per message. */
+const BATCH_MS = 30;
+
+/**
+ * The live JSON-RPC log of every server. The rows live in a plain `LogModel` (no deep reactivity over
+ * 100,000 rows); `revision` changes whenever they do, and the getters below depend on it.
+ */
+export const useLogsStore = defineStore('logs', () => {
+  const live = useLiveStore();
+  const model = markRaw(new LogModel(MAX_LOG_ROWS));
+  const revision = shallowRef(0);
+  const paused = ref(false);
+  /** Entries that arrived while paused: shown on resume. */
+  let buffer: RpcLogEntry[] = [];
+  const bufferedCount = ref(0);
+  /** Servers to show; empty shows all. */
+  const serverFilter = ref<string[]>([]);
+  /** Case-insensitive substring of the method. */
+  const methodFilter = ref('');
+
+  const rowCount = computed(() => {
+    void revision.value;
+    return model.rowCount;
+  });
+  const visibleCount = computed(() => {
+    void revision.value;
+    return model.visibleCount;
+  });
+
+  watch(
+    [serverFilter, methodFilter],
+    ([serverIds, method]) => {
+      model.setFilter({ serverIds, method: method.trim() });
+      revision.value++;
+    },
+    { deep: true, flush: 'sync' },
+  );
+
+  // The live client already resumes without duplicates; this guards against a replay overlapping what
+  // is shown. Sequence numbers grow within one daemon boot and restart with the next.
+  let seenBootId: string | null = null;
+  let lastSeq = 0;
+  live.on('rpc', (message) => receive(message.entry));
+
+  /** One entry from the live channel: skipped when its seq was already seen in this daemon boot. */
+  let incoming: RpcLogEntry[] = [];
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+  function receive(entry: RpcLogEntry): void {
+    if (live.bootId !== seenBootId) {
+      seenBootId = live.bootId;
+      lastSeq = 0;
+    }
+    if (entry.seq <= lastSeq) return;
+    lastSeq = entry.seq;
+    // A busy server sends thousands of messages a second: add them (and re-render) in batches.
+    incoming.push(entry);
+    flushTimer ??= setTimeout(flushIncoming, BATCH_MS);
+  }
+
+  function flushIncoming(): void {
+    flushTimer = undefined;
+    const entries = incoming;
+    incoming = [];
+    addEntries(entries);
+  }
+
+  /** Appends entries as given (no duplicate check); while paused they wait in the buffer. */
+  function addEntries(entries: readonly RpcLogEntry[]): void {
+    if (paused.value) {
+      for (const entry of entries) buffer.push(entry);
+      bufferedCount.value += entries.length;
+      // Beyond twice the cap the oldest could never be shown: drop them in bulk.
+      if (buffer.length > 2 * MAX_LOG_ROWS) buffer = buffer.slice(buffer.length - MAX_LOG_ROWS);
+      return;
+    }
+    model.addAll(entries);
+    revision.value++;
+  }
+
+  function pause(): void {
+    paused.value = true;
+  }
+
+  function resume(): void {
+    paused.value = false;
+    const waiting = buffer;
+    buffer = [];
+    bufferedCount.value = 0;
+    addEntries(waiting);
+  }
+
+  function togglePause(): void {
+    if (paused.value) resume();
+    else pause();
+  }
+
+  /** Forgets the rows shown and those waiting in the pause buffer. */
+  function clear(): void {
+    model.clear();
+    incoming = [];
+    buffer = [];
+    bufferedCount.value = 0;
+    revision.value++;
+  }
+
+  /** The row at `index` of the filtered view. */
+  function visibleAt(index: number): LogRow | undefined {
+    void revision.value;
+    return model.visibleAt(index);
+  }
+
+  /** The raw entries of the filtered view, one JSON object per line, requests before their responses. */
+  function exportJsonl(): string {
+    void revision.value;
+    const lines: string[] = [];
+    for (let i = 0; i < model.visibleCount; i++) {
+      const row = model.visibleAt(i);
+      if (row) for (const entry of rowEntries(row)) lines.push(JSON.stringify(entry));
+    }
+    return lines.length ? `${lines.join('\n')}\n` : '';
+  }
+
+  function downloadJsonl(): void {
+    const url = URL.createObjectURL(new Blob([exportJsonl()], { type: 'application/x-ndjson' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `mcp-rpc-log-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`;
+    link.click();
+    // The download reads the blob after click() returns.
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+
+  return {
+    /** The rows themselves, not reactive: read them where tracking each read would cost (list keys). */
+    model,
+    revision,
+    paused,
+    bufferedCount,
+    serverFilter,
+    methodFilter,
+    rowCount,
+    visibleCount,
+    receive,
+    addEntries,
+    pause,
+    resume,
+    togglePause,
+    clear,
+    visibleAt,
+    exportJsonl,
+    downloadJsonl,
+  };
+});

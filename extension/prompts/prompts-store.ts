@@ -1,0 +1,160 @@
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import type { JsonObject, PromptGetRequest } from '../../shared/api';
+import { describeError, isMethodNotFound } from '../ui/mcp-error';
+import { useLiveStore } from '../app/live-store';
+import { requireClient } from '../servers/servers-store';
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  _meta?: JsonObject;
+}
+
+/** The last `prompts/get` of one prompt. */
+export interface PromptRun {
+  loading: boolean;
+  /** The MCP get-prompt result: `{ description?, messages }`. */
+  result?: JsonObject;
+  error?: string;
+}
+
+const isEmpty = (value: string | undefined): boolean => (value ?? '').trim() === '';
+
+/**
+ * The `args` of a `prompts/get` request (SPEC part 4): only the fields with a value, or none at all
+ * when every field is empty. A value of only spaces counts as empty; others are sent as typed.
+ */
+export function promptArgs(values: Record<string, string | undefined>): Record<string, string> | undefined {
+  const entries = Object.entries(values).filter((entry): entry is [string, string] => !isEmpty(entry[1]));
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
+/** The required arguments of a prompt that have no value yet. */
+export function missingArguments(prompt: Prompt, values: Record<string, string | undefined>): string[] {
+  return (prompt.arguments ?? []).filter((a) => a.required && isEmpty(values[a.name])).map((a) => a.name);
+}
+
+/** The selected server's prompts, the argument values per prompt and the last result of each. */
+export const usePromptsStore = defineStore('prompts', () => {
+  const serverId = ref<string | null>(null);
+  const prompts = ref<Prompt[]>([]);
+  const loading = ref(false);
+  const listError = ref<string | null>(null);
+  /** The server answered "Method not found": it offers no prompts. */
+  const unsupported = ref(false);
+  const query = ref('');
+  const selectedName = ref<string | null>(null);
+  const values = ref<Record<string, Record<string, string>>>({});
+  const runs = ref<Record<string, PromptRun>>({});
+
+  const filtered = computed(() => {
+    const q = query.value.trim().toLowerCase();
+    if (!q) return prompts.value;
+    return prompts.value.filter((p) =>
+      [p.name, p.title, p.description].some((text) => text?.toLowerCase().includes(q)),
+    );
+  });
+  const selected = computed(() => prompts.value.find((p) => p.name === selectedName.value) ?? null);
+  const currentValues = computed(() => (selectedName.value ? (values.value[selectedName.value] ?? {}) : {}));
+  const missing = computed(() =>
+    selected.value ? missingArguments(selected.value, currentValues.value) : [],
+  );
+  const run = computed(() => (selectedName.value ? (runs.value[selectedName.value] ?? null) : null));
+
+  useLiveStore().on('notification', (message) => {
+    if (message.method === 'notifications/prompts/list_changed' && message.serverId === serverId.value) {
+      void load(message.serverId);
+    }
+  });
+
+  async function load(id: string): Promise<void> {
+    if (serverId.value !== id) {
+      prompts.value = [];
+      selectedName.value = null;
+      values.value = {};
+      runs.value = {};
+    }
+    serverId.value = id;
+    loading.value = true;
+    listError.value = null;
+    unsupported.value = false;
+    try {
+      const listed = await requireClient().request<{ prompts: Prompt[] }>('POST', '/prompts/list', {
+        serverId: id,
+      });
+      if (serverId.value !== id) return;
+      prompts.value = listed.prompts ?? [];
+      if (selectedName.value && !selected.value) selectedName.value = null;
+      if (!selectedName.value && prompts.value[0]) select(prompts.value[0].name);
+    } catch (error) {
+      if (serverId.value !== id) return;
+      prompts.value = [];
+      if (isMethodNotFound(error)) unsupported.value = true;
+      else listError.value = describeError(error);
+    } finally {
+      if (serverId.value === id) loading.value = false;
+    }
+  }
+
+  function select(name: string): void {
+    selectedName.value = name;
+    values.value[name] ??= {};
+  }
+
+  function setValue(argument: string, value: string): void {
+    if (!selectedName.value) return;
+    values.value[selectedName.value] ??= {};
+    values.value[selectedName.value]![argument] = value;
+  }
+
+  async function get(): Promise<void> {
+    const prompt = selected.value;
+    const id = serverId.value;
+    if (!prompt || !id || missing.value.length || runs.value[prompt.name]?.loading) return;
+    runs.value[prompt.name] = { loading: true };
+    const target = runs.value[prompt.name]!;
+    const args = promptArgs(currentValues.value);
+    const body: PromptGetRequest = { serverId: id, name: prompt.name, ...(args && { args }) };
+    try {
+      const { content } = await requireClient().request<{ content: JsonObject }>(
+        'POST',
+        '/prompts/get',
+        body,
+      );
+      Object.assign(target, { loading: false, result: content });
+    } catch (error) {
+      Object.assign(target, { loading: false, error: describeError(error) });
+    }
+  }
+
+  return {
+    serverId,
+    prompts,
+    loading,
+    listError,
+    unsupported,
+    query,
+    filtered,
+    selectedName,
+    selected,
+    values,
+    currentValues,
+    missing,
+    runs,
+    run,
+    load,
+    select,
+    setValue,
+    get,
+  };
+});

@@ -1,0 +1,241 @@
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import type { JsonObject } from '../../shared/api';
+import { describeError, isMethodNotFound } from '../ui/mcp-error';
+import { useLiveStore } from '../app/live-store';
+import { requireClient } from '../servers/servers-store';
+
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  _meta?: JsonObject;
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  _meta?: JsonObject;
+}
+
+/** The last read of one URI. The previous result stays while a new read runs, so updates do not flicker. */
+export interface ResourceRead {
+  loading: boolean;
+  /** The MCP `resources/read` result: `{ contents, _meta? }`. */
+  result?: JsonObject;
+  error?: string;
+  readAt?: number;
+}
+
+export interface ResourceUpdates {
+  count: number;
+  lastAt: number;
+}
+
+/** A POST to the daemon; failing to find a client rejects like any other failure. */
+async function post<T>(path: string, body: JsonObject): Promise<T> {
+  return requireClient().request<T>('POST', path, body);
+}
+
+function matches(query: string, fields: Array<string | undefined>): boolean {
+  return fields.some((text) => text?.toLowerCase().includes(query));
+}
+
+/** The selected server's resources and templates, what was read, and the subscriptions with their updates. */
+export const useResourcesStore = defineStore('resources', () => {
+  const serverId = ref<string | null>(null);
+  const resources = ref<Resource[]>([]);
+  const templates = ref<ResourceTemplate[]>([]);
+  const loading = ref(false);
+  const listError = ref<string | null>(null);
+  /** The server answered "Method not found": it offers no resources. */
+  const unsupported = ref(false);
+  const query = ref('');
+  /** The URI the viewer shows. */
+  const selectedUri = ref<string | null>(null);
+  /** The template whose form is open. */
+  const selectedTemplate = ref<string | null>(null);
+  const templateValues = ref<Record<string, Record<string, string>>>({});
+  const uriInput = ref('');
+  const reads = ref<Record<string, ResourceRead>>({});
+  const subscribed = ref(new Set<string>());
+  const updates = ref<Record<string, ResourceUpdates>>({});
+  const subscriptionError = ref<string | null>(null);
+  /** Per URI, the number of the latest read: an older answer arriving late is dropped. */
+  const readTickets = new Map<string, number>();
+
+  const filtered = computed(() => {
+    const q = query.value.trim().toLowerCase();
+    if (!q) return resources.value;
+    return resources.value.filter((r) => matches(q, [r.name, r.title, r.uri, r.description, r.mimeType]));
+  });
+  const filteredTemplates = computed(() => {
+    const q = query.value.trim().toLowerCase();
+    if (!q) return templates.value;
+    return templates.value.filter((t) =>
+      matches(q, [t.name, t.title, t.uriTemplate, t.description, t.mimeType]),
+    );
+  });
+  const template = computed(() => templates.value.find((t) => t.name === selectedTemplate.value) ?? null);
+  const current = computed(() => (selectedUri.value ? (reads.value[selectedUri.value] ?? null) : null));
+
+  const live = useLiveStore();
+  live.on('notification', (message) => {
+    if (message.serverId !== serverId.value) return;
+    if (message.method === 'notifications/resources/list_changed') void load(message.serverId);
+    const uri = message.params?.uri;
+    if (message.method === 'notifications/resources/updated' && typeof uri === 'string') {
+      if (!subscribed.value.has(uri)) return;
+      updates.value[uri] = { count: (updates.value[uri]?.count ?? 0) + 1, lastAt: Date.now() };
+      void fetchRead(uri);
+    }
+  });
+  // A server that stops or fails has forgotten its subscriptions.
+  live.on('server-status', ({ server }) => {
+    if (server.id === serverId.value && (server.status === 'disconnected' || server.status === 'error')) {
+      subscribed.value.clear();
+    }
+  });
+
+  function reset(): void {
+    const previous = serverId.value;
+    // Leave no subscription behind on the server we stop showing; nobody would see its updates.
+    if (previous) {
+      for (const uri of subscribed.value) {
+        post('/resources/unsubscribe', { serverId: previous, uri }).catch(() => undefined);
+      }
+    }
+    resources.value = [];
+    templates.value = [];
+    selectedUri.value = null;
+    selectedTemplate.value = null;
+    templateValues.value = {};
+    uriInput.value = '';
+    reads.value = {};
+    subscribed.value = new Set();
+    updates.value = {};
+    subscriptionError.value = null;
+    readTickets.clear();
+  }
+
+  async function load(id: string): Promise<void> {
+    if (serverId.value !== id) reset();
+    serverId.value = id;
+    loading.value = true;
+    listError.value = null;
+    unsupported.value = false;
+    const [listed, templated] = await Promise.allSettled([
+      post<{ resources: Resource[] }>('/resources/list', { serverId: id }),
+      post<{ resourceTemplates: ResourceTemplate[] }>('/resources/templates/list', { serverId: id }),
+    ]);
+    if (serverId.value !== id) return;
+    loading.value = false;
+    unsupported.value = listed.status === 'rejected' && isMethodNotFound(listed.reason);
+    if (listed.status === 'fulfilled') resources.value = listed.value.resources ?? [];
+    else {
+      resources.value = [];
+      if (!unsupported.value) listError.value = describeError(listed.reason);
+    }
+    // A server may list resources yet not implement templates: that just means none.
+    if (templated.status === 'fulfilled') templates.value = templated.value.resourceTemplates ?? [];
+    else {
+      templates.value = [];
+      if (!isMethodNotFound(templated.reason) && !listError.value && !unsupported.value) {
+        listError.value = describeError(templated.reason);
+      }
+    }
+  }
+
+  async function fetchRead(uri: string): Promise<void> {
+    const id = serverId.value;
+    if (!id) return;
+    const ticket = (readTickets.get(uri) ?? 0) + 1;
+    readTickets.set(uri, ticket);
+    reads.value[uri] ??= { loading: true };
+    // The reactive entry (not the object literal), so later changes reach the view.
+    const entry = reads.value[uri]!;
+    entry.loading = true;
+    try {
+      const { content } = await post<{ content: JsonObject }>('/resources/read', { serverId: id, uri });
+      if (readTickets.get(uri) !== ticket || serverId.value !== id) return;
+      Object.assign(entry, { loading: false, result: content, error: undefined, readAt: Date.now() });
+    } catch (error) {
+      if (readTickets.get(uri) !== ticket || serverId.value !== id) return;
+      Object.assign(entry, {
+        loading: false,
+        result: undefined,
+        error: describeError(error),
+        readAt: Date.now(),
+      });
+    }
+  }
+
+  /** Shows the URI in the viewer and reads it. */
+  function read(uri: string): Promise<void> {
+    selectedUri.value = uri;
+    return fetchRead(uri);
+  }
+
+  function selectResource(uri: string): Promise<void> {
+    selectedTemplate.value = null;
+    uriInput.value = uri;
+    return read(uri);
+  }
+
+  function selectTemplate(name: string): void {
+    selectedTemplate.value = name;
+    templateValues.value[name] ??= {};
+    selectedUri.value = null;
+  }
+
+  async function setSubscribed(uri: string, on: boolean): Promise<void> {
+    const id = serverId.value;
+    if (!id) return;
+    subscriptionError.value = null;
+    try {
+      await post(on ? '/resources/subscribe' : '/resources/unsubscribe', { serverId: id, uri });
+      if (serverId.value !== id) return;
+      if (on) subscribed.value.add(uri);
+      else subscribed.value.delete(uri);
+    } catch (error) {
+      subscriptionError.value = describeError(error);
+    }
+  }
+
+  const subscribe = (uri: string): Promise<void> => setSubscribed(uri, true);
+  const unsubscribe = (uri: string): Promise<void> => setSubscribed(uri, false);
+
+  return {
+    serverId,
+    resources,
+    templates,
+    loading,
+    listError,
+    unsupported,
+    query,
+    filtered,
+    filteredTemplates,
+    selectedUri,
+    selectedTemplate,
+    template,
+    templateValues,
+    uriInput,
+    reads,
+    current,
+    subscribed,
+    updates,
+    subscriptionError,
+    load,
+    read,
+    selectResource,
+    selectTemplate,
+    subscribe,
+    unsubscribe,
+  };
+});

@@ -1,0 +1,174 @@
+import { defineStore } from 'pinia';
+import { computed, ref } from 'vue';
+import type { JsonObject } from '../../shared/api';
+import {
+  exportSavedRequests,
+  parseSavedRequestsExport,
+  sortSavedRequests,
+  type SavedRequest,
+} from './saved-requests';
+import type { KeyValueStore } from '../app/key-value-store';
+import { newId } from '../ui/new-id';
+
+export interface NewSavedRequest {
+  title: string;
+  description?: string;
+  toolName: string;
+  parameters: JsonObject;
+}
+
+export interface ImportResult {
+  imported: number;
+  problems: string[];
+}
+
+export function savedRequestsKey(serverId: string): string {
+  return `savedRequests:${serverId}`;
+}
+
+/** Saved values are copies: a form edited after saving must not change what was saved. */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** The current server's saved requests, written to the key-value store after every change. */
+export const useSavedRequestsStore = defineStore('savedRequests', () => {
+  const serverId = ref<string | null>(null);
+  const requests = ref<SavedRequest[]>([]);
+  const loaded = ref(false);
+  let store: KeyValueStore | undefined;
+  let loads = 0;
+
+  const sorted = computed(() => sortSavedRequests(requests.value));
+
+  async function load(from: KeyValueStore, id: string): Promise<void> {
+    const ticket = ++loads;
+    store = from;
+    serverId.value = id;
+    loaded.value = false;
+    requests.value = [];
+    const stored = await from.get<unknown>(savedRequestsKey(id));
+    // A later load (the user switched servers meanwhile) wins.
+    if (ticket !== loads) return;
+    const parsed = stored === undefined ? [] : parseSavedRequestsExport(stored).requests;
+    requests.value = parsed.map((r) => (r.id ? r : { ...r, id: newId() }));
+    loaded.value = true;
+  }
+
+  function target(): { store: KeyValueStore; serverId: string } {
+    // Writing before the stored list is read would overwrite it.
+    if (!store || serverId.value === null || !loaded.value) {
+      throw new Error('saved requests store used before load() finished');
+    }
+    return { store, serverId: serverId.value };
+  }
+
+  /** Writes the whole list; the snapshot is taken now, so a server switch during the write is harmless. */
+  async function persist(): Promise<void> {
+    const { store: kv, serverId: id } = target();
+    await kv.set(savedRequestsKey(id), copy(requests.value));
+  }
+
+  function find(id: string): SavedRequest {
+    const request = requests.value.find((r) => r.id === id);
+    if (!request) throw new Error(`No saved request with id ${id}`);
+    return request;
+  }
+
+  function requireTitle(title: string): string {
+    const trimmed = title.trim();
+    if (!trimmed) throw new Error('A saved request needs a title');
+    return trimmed;
+  }
+
+  async function save(input: NewSavedRequest): Promise<SavedRequest> {
+    target();
+    if (!input.toolName) throw new Error('A saved request needs a tool');
+    const now = new Date().toISOString();
+    const request: SavedRequest = {
+      id: newId(),
+      title: requireTitle(input.title),
+      description: input.description?.trim() ?? '',
+      toolName: input.toolName,
+      parameters: copy(input.parameters),
+      favorite: false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    requests.value.push(request);
+    await persist();
+    return request;
+  }
+
+  async function rename(id: string, title: string, description?: string): Promise<void> {
+    const request = find(id);
+    request.title = requireTitle(title);
+    if (description !== undefined) request.description = description.trim();
+    request.updatedAt = new Date().toISOString();
+    await persist();
+  }
+
+  async function duplicate(id: string): Promise<SavedRequest> {
+    const original = find(id);
+    const now = new Date().toISOString();
+    const twin: SavedRequest = {
+      ...copy(original),
+      id: newId(),
+      title: `${original.title} (copy)`,
+      favorite: false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    requests.value.push(twin);
+    await persist();
+    return twin;
+  }
+
+  async function toggleFavorite(id: string): Promise<void> {
+    const request = find(id);
+    request.favorite = !request.favorite;
+    await persist();
+  }
+
+  async function remove(id: string): Promise<void> {
+    find(id);
+    requests.value = requests.value.filter((r) => r.id !== id);
+    await persist();
+  }
+
+  function exportJson(): string {
+    return JSON.stringify(exportSavedRequests(target().serverId, sortSavedRequests(requests.value)), null, 2);
+  }
+
+  /** Adds the file's valid entries under new ids next to the existing ones; nothing is overwritten. */
+  async function importJson(text: string): Promise<ImportResult> {
+    target();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      return { imported: 0, problems: [`The file is not valid JSON: ${(error as Error).message}`] };
+    }
+    const { requests: incoming, problems } = parseSavedRequestsExport(json);
+    if (incoming.length > 0) {
+      requests.value.push(...incoming.map((r) => ({ ...r, id: newId() })));
+      await persist();
+    }
+    return { imported: incoming.length, problems };
+  }
+
+  return {
+    serverId,
+    requests,
+    loaded,
+    sorted,
+    load,
+    save,
+    rename,
+    duplicate,
+    toggleFavorite,
+    remove,
+    exportJson,
+    importJson,
+  };
+});

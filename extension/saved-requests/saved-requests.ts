@@ -1,0 +1,139 @@
+/** Saved tool requests: their shape, the export file format and its validation (DESIGN "Front end"). */
+import type { JsonObject } from '../../shared/api.ts';
+
+export interface SavedRequest {
+  id: string;
+  title: string;
+  description: string;
+  toolName: string;
+  parameters: JsonObject;
+  favorite: boolean;
+  /** ISO 8601 timestamps. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const SAVED_REQUESTS_EXPORT_VERSION = 1;
+
+/** What Export writes and Import reads (Import also takes a bare array of requests). */
+export interface SavedRequestsExport {
+  version: typeof SAVED_REQUESTS_EXPORT_VERSION;
+  serverId: string;
+  requests: SavedRequest[];
+}
+
+export interface ParsedSavedRequests {
+  requests: SavedRequest[];
+  problems: string[];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isTimestamp(value: unknown): value is string {
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+
+/** Validates one entry; returns it, or the problems that keep it out. */
+function parseEntry(entry: unknown, path: string, now: string): SavedRequest | string[] {
+  if (!isObject(entry)) return [`${path}: must be an object`];
+  const problems: string[] = [];
+  const { id, title, description, toolName, parameters, favorite, createdAt, updatedAt } = entry;
+  if (typeof title !== 'string' || title.trim() === '')
+    problems.push(`${path}.title: must be a non-empty string`);
+  if (typeof toolName !== 'string' || toolName.trim() === '') {
+    problems.push(`${path}.toolName: must be a non-empty string`);
+  }
+  // A tool without arguments may be saved without parameters; anything else must be an object.
+  if (parameters !== undefined && !isObject(parameters))
+    problems.push(`${path}.parameters: must be an object`);
+  if (description !== undefined && typeof description !== 'string') {
+    problems.push(`${path}.description: must be a string`);
+  }
+  if (favorite !== undefined && typeof favorite !== 'boolean')
+    problems.push(`${path}.favorite: must be a boolean`);
+  if (createdAt !== undefined && !isTimestamp(createdAt)) problems.push(`${path}.createdAt: must be a date`);
+  if (updatedAt !== undefined && !isTimestamp(updatedAt)) problems.push(`${path}.updatedAt: must be a date`);
+  if (problems.length > 0) return problems;
+  const created = (createdAt as string | undefined) ?? now;
+  return {
+    id: typeof id === 'string' ? id : '',
+    title: (title as string).trim(),
+    description: (description as string | undefined) ?? '',
+    toolName: toolName as string,
+    parameters: (parameters as JsonObject | undefined) ?? {},
+    favorite: (favorite as boolean | undefined) ?? false,
+    createdAt: created,
+    updatedAt: (updatedAt as string | undefined) ?? created,
+  };
+}
+
+/**
+ * Reads an import file (already JSON-parsed): the export format or a bare array of requests.
+ * Valid entries are kept even when others are rejected; every problem names its entry by index.
+ * Entries keep the id they came with (`''` when none); the caller decides whether to renew it.
+ */
+export function parseSavedRequestsExport(
+  json: unknown,
+  now: string = new Date().toISOString(),
+): ParsedSavedRequests {
+  let entries: unknown[];
+  let prefix: string;
+  if (Array.isArray(json)) {
+    entries = json;
+    prefix = '';
+  } else if (isObject(json) && Array.isArray(json.requests)) {
+    if (json.version !== SAVED_REQUESTS_EXPORT_VERSION) {
+      return {
+        requests: [],
+        problems: [
+          `version: ${JSON.stringify(json.version)} is not supported (expected ${SAVED_REQUESTS_EXPORT_VERSION})`,
+        ],
+      };
+    }
+    entries = json.requests;
+    prefix = 'requests';
+  } else {
+    return {
+      requests: [],
+      problems: [
+        'The file is neither a saved-requests export ({ version, serverId, requests }) nor an array',
+      ],
+    };
+  }
+  const requests: SavedRequest[] = [];
+  const problems: string[] = [];
+  entries.forEach((entry, index) => {
+    const parsed = parseEntry(entry, `${prefix}[${index}]`, now);
+    if (Array.isArray(parsed)) problems.push(...parsed);
+    else requests.push(parsed);
+  });
+  return { requests, problems };
+}
+
+export function exportSavedRequests(
+  serverId: string,
+  requests: readonly SavedRequest[],
+): SavedRequestsExport {
+  return { version: SAVED_REQUESTS_EXPORT_VERSION, serverId, requests: [...requests] };
+}
+
+/** Favourites first, then the most recently updated; the input is left as it was. */
+export function sortSavedRequests(requests: readonly SavedRequest[]): SavedRequest[] {
+  return [...requests].sort(
+    (a, b) =>
+      Number(b.favorite) - Number(a.favorite) ||
+      Date.parse(b.updatedAt) - Date.parse(a.updatedAt) ||
+      a.title.localeCompare(b.title),
+  );
+}
+
+/** Case-insensitive match on title, tool name and description; an empty query keeps everything. */
+export function filterSavedRequests(requests: readonly SavedRequest[], query: string): SavedRequest[] {
+  const needle = query.trim().toLowerCase();
+  if (!needle) return [...requests];
+  return requests.filter((r) =>
+    [r.title, r.toolName, r.description].some((text) => text.toLowerCase().includes(needle)),
+  );
+}

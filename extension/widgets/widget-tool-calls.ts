@@ -1,0 +1,58 @@
+import { computed, onBeforeUnmount, ref } from 'vue';
+import type { ElicitationRequired, ElicitationResponse, JsonObject } from '../../shared/api';
+import { requireClient, useServersStore } from '../servers/servers-store';
+
+/**
+ * Tool calls a widget makes (Apps-SDK `callTool`, MCP Apps `tools/call`): run on the widget's server
+ * through the daemon (`POST /tools/execute`). When the server asks for input on the way (202), the
+ * question waits in `elicitation` for the component's `ElicitationDialog`, whose answer goes to
+ * `respond`; the call then goes on. If the component goes away first, the daemon is told `cancel`.
+ */
+export function useWidgetToolCalls(serverId: () => string) {
+  const servers = useServersStore();
+  const elicitation = ref<ElicitationRequired | null>(null);
+  let answer: ((response: ElicitationResponse) => void) | null = null;
+  let unmounted = false;
+
+  /** Resolves with the MCP call-tool result; rejects with an Error (a cancelled call is one too). */
+  async function callTool(toolName: string, params: Record<string, unknown>): Promise<JsonObject> {
+    const client = requireClient();
+    let outcome = await client.execute({
+      serverId: serverId(),
+      toolName,
+      parameters: params as JsonObject,
+    });
+    while (outcome.status === 'elicitation_required') {
+      outcome = await client.respond(outcome.requestId, await ask(outcome));
+    }
+    if (outcome.status === 'cancelled') throw new Error(`The call of ${toolName} was cancelled`);
+    return outcome.result;
+  }
+
+  function ask(request: ElicitationRequired): Promise<ElicitationResponse> {
+    if (unmounted) return Promise.resolve({ action: 'cancel' });
+    return new Promise((resolve) => {
+      elicitation.value = request;
+      answer = resolve;
+    });
+  }
+
+  /** The user's answer to the question in `elicitation`. */
+  function respond(response: ElicitationResponse): void {
+    const resolve = answer;
+    answer = null;
+    elicitation.value = null;
+    resolve?.(response);
+  }
+
+  onBeforeUnmount(() => {
+    unmounted = true;
+    // The daemon waits for an answer to an open elicitation: tell it the widget is gone.
+    if (answer) respond({ action: 'cancel' });
+  });
+
+  /** The name of the widget's server, for the dialog. */
+  const serverName = computed(() => servers.servers.find((s) => s.id === serverId())?.name ?? serverId());
+
+  return { callTool, elicitation, respond, serverName };
+}
