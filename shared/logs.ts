@@ -21,4 +21,17 @@ export interface RpcStderrEntry {
   message: string;
 }
 
-export type RpcLogEntry = RpcMessageEntry | RpcStderrEntry;
+export interface RpcStdoutEntry {
+  type: 'rpc';
+  seq: number;
+  serverId: string;
+  direction: 'stdout';
+  timestamp: string;
+  /**
+   * One line the STDIO server wrote to stdout that is not a JSON-RPC message (at most 200 characters
+   * of it). STDIO servers must write only messages there; such a line is what breaks other clients.
+   */
+  message: string;
+}
+
+export type RpcLogEntry = RpcMessageEntry | RpcStderrEntry | RpcStdoutEntry;

@@ -6,6 +6,7 @@ import type { ExitInfo } from './transports/stdio-transport.ts';
 export interface StdioOutcome {
   exit?: ExitInfo;
   stderrTail: string[];
+  strayStdoutTail?: string[];
 }
 
 const MAX_DETAIL = 400;
@@ -74,6 +75,15 @@ export function stderrSuffix(stderrTail: string[]): string {
 }
 
 /**
+ * Names the lines a STDIO server wrote to stdout that are not JSON-RPC: the usual reason a server that
+ * works in a terminal fails as an MCP server (a `console.log` or a banner on stdout).
+ */
+export function strayStdoutSuffix(lines: string[] | undefined): string {
+  if (!lines?.length) return '';
+  return ` It wrote to stdout lines that are not JSON-RPC messages (log to stderr instead): ${lines.join(' | ')}`;
+}
+
+/**
  * Turns a failed connection into a sentence a developer can act on: the top complaint about existing
  * inspectors is a bare "Connection failed".
  */
@@ -91,7 +101,7 @@ export function explainConnectError(
     typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number';
   if (sdkTimeout) {
     return new UpstreamError(
-      `No answer to the MCP initialize request within ${timeoutMs / 1000} s: is it an MCP server, and is the transport right?`,
+      `No answer to the MCP initialize request within ${timeoutMs / 1000} s: is it an MCP server, and is the transport right?${strayStdoutSuffix(stdio?.strayStdoutTail)}`,
       'CONNECT_TIMEOUT',
     );
   }
@@ -113,7 +123,7 @@ export function explainConnectError(
     }
     if (stdio?.exit) {
       return new UpstreamError(
-        `The server process ${describeExit(stdio.exit)} before the MCP handshake finished.${stderrSuffix(stdio.stderrTail)}`,
+        `The server process ${describeExit(stdio.exit)} before the MCP handshake finished.${stderrSuffix(stdio.stderrTail)}${strayStdoutSuffix(stdio.strayStdoutTail)}`,
         'PROCESS_EXITED',
         { exitCode: stdio.exit.code, signal: stdio.exit.signal },
       );

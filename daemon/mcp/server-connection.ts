@@ -253,7 +253,8 @@ export class ServerConnection {
     try {
       // Inside the try: a URL that cannot be parsed fails here, and must end in `error`, not `connecting`.
       inner = createTransport(this.config, {
-        onStderrLine: (line) => this.publishStderr(line),
+        onStderrLine: (line) => this.publishOutputLine('stderr', line),
+        onStdoutLine: (line) => this.publishOutputLine('stdout', line),
         maxMessageBytes: this.deps.maxMessageBytes,
       });
       transport = new LoggingTransport(
@@ -426,12 +427,13 @@ export class ServerConnection {
     this.deps.onNotification?.(this.id, method, params);
   }
 
-  private publishStderr(line: string): void {
+  /** A stderr line, or a stdout line that is not JSON-RPC, of a STDIO server. */
+  private publishOutputLine(direction: 'stderr' | 'stdout', line: string): void {
     this.deps.bus.publish(
       {
         type: 'rpc',
         serverId: this.id,
-        direction: 'stderr',
+        direction,
         timestamp: logTimestamp(),
         message: line,
       },

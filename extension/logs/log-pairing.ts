@@ -144,7 +144,8 @@ export class LogModel {
   }
 
   add(entry: RpcLogEntry): void {
-    if (entry.direction === 'stderr') {
+    // A server's output line: stderr, or a stdout line that is not JSON-RPC; shown as it came.
+    if (entry.direction === 'stderr' || entry.direction === 'stdout') {
       this.push({ kind: 'stderr', entry });
       return;
     }

@@ -116,6 +116,29 @@ describe('large messages from a STDIO server', () => {
       params: { level: 'info', data: 'crlf' },
     });
     expect(JSON.stringify(received)).not.toContain('hello');
+    // The stray lines are in the log, as the server's stdout, in the order written.
+    const stray = d.daemon.bus.since(0).filter((entry) => entry.direction === 'stdout');
+    expect(stray.map((entry) => entry.message)).toEqual(['this line is not JSON-RPC', '{"hello":"world"}']);
+  });
+
+  it('names the stray stdout lines of a server that fails to start', async () => {
+    const d = await startDaemon();
+    onTestFinished(() => d.close());
+    // A server that prints a banner on stdout, where only JSON-RPC may go, and then ends.
+    const script = "process.stdout.write('Weather server listening on port 3000\\n', () => process.exit(3))";
+    const config = { transport: 'stdio', command: process.execPath, args: ['-e', script] };
+    expect((await d.api('PUT', '/api/mcp/servers/banner', { config })).status).toBe(201);
+    const connect = await d.api('POST', '/api/mcp/servers/banner/connect');
+    expect(connect.status).toBe(502);
+    expect(connect.body.mcpError).toMatchObject({ code: 'PROCESS_EXITED', data: { exitCode: 3 } });
+    expect(connect.body.error).toContain('exited with code 3 before the MCP handshake finished');
+    expect(connect.body.error).toContain(
+      'It wrote to stdout lines that are not JSON-RPC messages (log to stderr instead): Weather server listening on port 3000',
+    );
+    const record = (await d.api('GET', '/api/mcp/servers/banner')).body;
+    expect(record.lastError).toContain('Weather server listening on port 3000');
+    const stray = d.daemon.bus.since(0).filter((entry) => entry.direction === 'stdout');
+    expect(stray).toMatchObject([{ serverId: 'banner', message: 'Weather server listening on port 3000' }]);
   });
 });
 

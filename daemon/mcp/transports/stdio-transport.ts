@@ -18,6 +18,7 @@ export { DEFAULT_MAX_MESSAGE_BYTES };
 export const STDERR_LINE_CAP = 8 * 1024;
 
 const STDERR_TAIL_LINES = 20;
+const STDOUT_TAIL_LINES = 5;
 const GRACE_MS = 2000;
 const GROUP_POLL_MS = 50;
 const PREVIEW_CHARS = 200;
@@ -25,6 +26,11 @@ const PREVIEW_CHARS = 200;
 export interface StdioTransportOptions {
   /** Each line the server writes to stderr, at most STDERR_LINE_CAP bytes of it. */
   onStderrLine?: (line: string) => void;
+  /**
+   * Each line the server writes to stdout that is not a JSON-RPC message (a stray `console.log`, a
+   * banner), cut to a preview: such lines break other MCP clients, so they are shown, not dropped.
+   */
+  onStdoutLine?: (line: string) => void;
   /** A message (one stdout line) longer than this resets the connection; default 64 MiB. */
   maxMessageBytes?: number;
 }
@@ -184,6 +190,8 @@ export class StdioTransport implements Transport {
   /** Why the daemon reset the connection itself (a message past the size limit), if it did. */
   failure?: MessageTooLargeError;
   readonly stderrTail: string[] = [];
+  /** The last stdout lines that were not JSON-RPC messages, previewed. */
+  readonly strayStdoutTail: string[] = [];
   private child?: ChildProcess;
   private readonly lines: LineReader;
   private readonly stderr: StderrLines;
@@ -302,9 +310,9 @@ export class StdioTransport implements Transport {
     }
     if (!isJsonRpcShaped(message)) {
       const preview = line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}…` : line;
-      this.onerror?.(
-        new Error(`The server wrote a line to stdout that is not a JSON-RPC message: ${preview}`),
-      );
+      this.strayStdoutTail.push(preview);
+      if (this.strayStdoutTail.length > STDOUT_TAIL_LINES) this.strayStdoutTail.shift();
+      this.options.onStdoutLine?.(preview);
       return;
     }
     try {
