@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import type * as AjvModule from 'ajv';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { badRequest } from '../errors.ts';
+import type { Problem } from '../../shared/errors.ts';
+import { HttpError } from '../errors.ts';
 
 const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
@@ -26,40 +27,47 @@ function compile(schema: object): ValidateFunction {
   return validate;
 }
 
-/** "field: what is wrong" for each problem, most specific first, without repeats. */
-export function describeProblems(errors: ErrorObject[] | null | undefined): string[] {
-  const problems = new Set<string>();
+/** Each problem by field, most specific first, without repeats. */
+export function describeProblems(errors: ErrorObject[] | null | undefined): Problem[] {
+  const problems = new Map<string, Problem>();
+  const add = (path: string, message: string) => problems.set(`${path}\u0000${message}`, { path, message });
   // oneOf reports every branch; the branch-level errors say more than the summary.
   const detailed = (errors ?? []).filter((e) => e.keyword !== 'oneOf');
   for (const error of detailed) {
     const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
     if (error.keyword === 'required') {
-      const field = [path, error.params.missingProperty].filter(Boolean).join('.');
-      problems.add(`${field}: is required`);
+      add([path, error.params.missingProperty].filter(Boolean).join('.'), 'is required');
     } else if (error.keyword === 'additionalProperties') {
-      const field = [path, error.params.additionalProperty].filter(Boolean).join('.');
-      problems.add(`${field}: is not allowed here`);
+      add([path, error.params.additionalProperty].filter(Boolean).join('.'), 'is not allowed here');
     } else if (error.keyword === 'enum') {
-      problems.add(`${path || 'body'}: must be one of ${error.params.allowedValues.join(', ')}`);
+      add(path || 'body', `must be one of ${error.params.allowedValues.join(', ')}`);
     } else {
-      problems.add(`${path || 'body'}: ${error.message ?? 'is invalid'}`);
+      add(path || 'body', error.message ?? 'is invalid');
     }
   }
-  return [...problems];
+  return [...problems.values()];
+}
+
+/** A 400 listing every problem: in `error` as "path: message; …", and as `problems` for a form. */
+export function invalidRequest(problems: Problem[]): HttpError {
+  const message = problems.map(({ path, message }) => `${path}: ${message}`).join('; ');
+  return new HttpError(400, message, { problems });
 }
 
 /** Every problem of a value against a schema; none when it is valid. */
-export function problemsOf(schema: object, value: unknown): string[] {
+export function problemsOf(schema: object, value: unknown): Problem[] {
   const check = compile(schema);
   return check(value) ? [] : describeProblems(check.errors);
 }
 
 export function validate<T>(schema: object, value: unknown): T {
   if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw badRequest('body: must be a JSON object sent with Content-Type: application/json');
+    throw invalidRequest([
+      { path: 'body', message: 'must be a JSON object sent with Content-Type: application/json' },
+    ]);
   }
   const check = compile(schema);
-  if (!check(value)) throw badRequest(describeProblems(check.errors).join('; '));
+  if (!check(value)) throw invalidRequest(describeProblems(check.errors));
   return value as T;
 }
 

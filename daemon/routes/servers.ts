@@ -9,7 +9,7 @@ import {
 import { unmaskConfig } from '../servers/secrets.ts';
 import { type PutServerRequest, SERVER_ID_PATTERN } from '../../shared/servers.ts';
 import { badRequest } from '../errors.ts';
-import { validate } from '../http/validate.ts';
+import { invalidRequest, validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
 import { checkServerConfigs } from '../servers/check-config.ts';
@@ -50,7 +50,12 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
   router.put('/:id', async (req, res) => {
     const id = req.params.id;
     if (!ID.test(id))
-      throw badRequest('id: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+      throw invalidRequest([
+        {
+          path: 'id',
+          message: 'use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+        },
+      ]);
     const body = validate<PutServerRequest>(putServerRequestSchema, req.body);
     checkServerConfigs([{ path: 'config', config: body.config }]);
     const existed = manager.has(id);

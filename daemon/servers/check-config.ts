@@ -1,7 +1,7 @@
+import type { Problem } from '../../shared/errors.ts';
 import { serverConfigSchema } from '../../shared/schemas.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
-import { badRequest } from '../errors.ts';
-import { problemsOf } from '../http/validate.ts';
+import { invalidRequest, problemsOf } from '../http/validate.ts';
 
 const SCHEMES: Record<string, readonly string[]> = {
   sse: ['http:', 'https:'],
@@ -10,7 +10,7 @@ const SCHEMES: Record<string, readonly string[]> = {
 };
 
 /** What is wrong with a server config, by the same schema as `PUT`, plus a URL that really parses. */
-export function configProblems(config: unknown): string[] {
+export function configProblems(config: unknown): Problem[] {
   // Checked against the one branch its transport picks: the other branch's complaints would only confuse.
   const [stdioSchema, remoteSchema] = serverConfigSchema.oneOf;
   const stdio = (config as { transport?: unknown } | null)?.transport === 'stdio';
@@ -22,18 +22,23 @@ export function configProblems(config: unknown): string[] {
   try {
     url = new URL(remote.url);
   } catch {
-    return ['url: is not a valid URL'];
+    return [{ path: 'url', message: 'is not a valid URL' }];
   }
   const schemes = SCHEMES[remote.transport] ?? [];
   return schemes.includes(url.protocol)
     ? []
-    : [`url: a ${remote.transport} server needs ${schemes.map((s) => `${s}//`).join(' or ')}`];
+    : [
+        {
+          path: 'url',
+          message: `a ${remote.transport} server needs ${schemes.map((s) => `${s}//`).join(' or ')}`,
+        },
+      ];
 }
 
 /** Rejects once, naming every config that is wrong by its path (`config`, `mcpServers.<id>`). */
 export function checkServerConfigs(configs: ReadonlyArray<{ path: string; config: unknown }>): void {
   const problems = configs.flatMap(({ path, config }) =>
-    configProblems(config).map((problem) => `${path}.${problem}`),
+    configProblems(config).map((problem) => ({ ...problem, path: `${path}.${problem.path}` })),
   );
-  if (problems.length) throw badRequest(problems.join('; '));
+  if (problems.length) throw invalidRequest(problems);
 }

@@ -180,7 +180,10 @@ describe('respond', () => {
     const d = await startWithServers();
     const missing = await d.api('POST', '/api/mcp/tools/respond', { response: { action: 'accept' } });
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ error: 'requestId: is required' });
+    expect(missing.body).toEqual({
+      error: 'requestId: is required',
+      problems: [{ path: 'requestId', message: 'is required' }],
+    });
 
     const wrong = await d.api('POST', '/api/mcp/tools/respond', {
       requestId: 'r',

@@ -185,6 +185,9 @@ describe('cancel', () => {
     const d = await startWithServers();
     const response = await d.api('POST', '/api/mcp/tools/cancel', {});
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'executionId: is required' });
+    expect(response.body).toEqual({
+      error: 'executionId: is required',
+      problems: [{ path: 'executionId', message: 'is required' }],
+    });
   });
 });

@@ -94,7 +94,10 @@ describe('tool execution', () => {
     const d = await startWithServers();
     const missing = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'everything' });
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ error: 'toolName: is required' });
+    expect(missing.body).toEqual({
+      error: 'toolName: is required',
+      problems: [{ path: 'toolName', message: 'is required' }],
+    });
 
     const wrong = await d.api('POST', '/api/mcp/tools/execute', {
       serverId: 'everything',

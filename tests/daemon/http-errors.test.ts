@@ -212,7 +212,37 @@ describe('client errors are 4xx, never 500', () => {
       config: { transport: 'http', url: 'http://' },
     });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'config.url: is not a valid URL' });
+    expect(response.body).toEqual({
+      error: 'config.url: is not a valid URL',
+      problems: [{ path: 'config.url', message: 'is not a valid URL' }],
+    });
+  });
+
+  it('lists every problem of a body by field in `problems`, as `error` names them', async () => {
+    const d = await daemon();
+    const response = await d.api('PUT', '/api/mcp/servers/local', {
+      config: { transport: 'stdio', args: 'not-a-list', extra: true },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.problems).toEqual(
+      expect.arrayContaining([
+        { path: 'config.command', message: 'is required' },
+        { path: 'config.extra', message: 'is not allowed here' },
+        { path: 'config.args', message: 'must be array' },
+      ]),
+    );
+    expect(response.body.error).toBe(
+      response.body.problems
+        .map(({ path, message }: { path: string; message: string }) => `${path}: ${message}`)
+        .join('; '),
+    );
+    const badId = await d.api('PUT', '/api/mcp/servers/-bad', {
+      config: { transport: 'stdio', command: 'x' },
+    });
+    expect(badId.status).toBe(400);
+    expect(badId.body.problems).toEqual([
+      { path: 'id', message: expect.stringMatching(/^use 1 to 64 letters/) },
+    ]);
   });
 
   it('answers a declared Content-Length over the limit with 413 at once, without waiting for the body', async () => {
