@@ -3,11 +3,17 @@
  * (same server, same id, opposite direction) and its latency; notifications, stderr lines and responses
  * whose request is gone show as rows of their own. Appending an entry costs O(1) amortised, so the log
  * view stays smooth at 100,000 rows; only a filter change re-scans the rows.
+ *
+ * A request ends in one of four states: `ok` or `error` by its response; `cancelled` once a
+ * `notifications/cancelled` names its id (sent the same way as the request; a late response is still
+ * paired, the row stays cancelled); `failed` when it can no longer be answered: an `initialize` answered
+ * with an error, or any request still waiting when its server's connection ended (the server exited,
+ * was disconnected, or a new `initialize` started another connection).
  */
 import type { RpcLogEntry, RpcMessageEntry } from '../../shared/logs.ts';
 
 export type LogRowKind = 'request' | 'notification' | 'stderr' | 'response';
-export type LogRowStatus = 'pending' | 'ok' | 'error';
+export type LogRowStatus = 'pending' | 'ok' | 'error' | 'cancelled' | 'failed';
 export type JsonRpcId = string | number;
 
 export interface LogRow {
@@ -94,6 +100,15 @@ function statusOf(message: Record<string, unknown>): LogRowStatus {
   return message.error !== undefined ? 'error' : 'ok';
 }
 
+/** A request's status once its response came: a refused `initialize` means no connection at all. */
+function answeredStatus(request: LogRow, message: Record<string, unknown>): LogRowStatus {
+  if (request.status === 'cancelled') return 'cancelled';
+  const status = statusOf(message);
+  return status === 'error' && request.method === 'initialize' ? 'failed' : status;
+}
+
+const CANCELLED = 'notifications/cancelled';
+
 /** The raw entries a row stands for, in arrival order. */
 export function rowEntries(row: LogRow): RpcLogEntry[] {
   return row.response ? [row.entry, row.response] : [row.entry];
@@ -155,8 +170,11 @@ export class LogModel {
     if (method !== undefined) {
       if (!isId(id)) {
         this.push({ kind: 'notification', entry, method });
+        if (method === CANCELLED) this.cancel(serverId, direction, message.params);
         return;
       }
+      // A new connection: what the last one left unanswered will never be answered now.
+      if (method === 'initialize' && direction === 'send') this.endServer(serverId);
       const absolute = this.push({ kind: 'request', entry, method, id, status: 'pending' });
       // A reused id (a reconnected server starts again at 0) answers the newest request.
       this.pending.set(pendingKey(serverId, id, direction), absolute);
@@ -172,7 +190,7 @@ export class LogModel {
         this.all.set(absolute - this.dropped, {
           ...request,
           response: entry,
-          status: statusOf(message),
+          status: answeredStatus(request, message),
           latencyMs: Date.parse(entry.timestamp) - Date.parse(request.timestamp),
         });
         return;
@@ -181,8 +199,31 @@ export class LogModel {
     this.push({ kind: 'response', entry, id: isId(id) ? id : null, status: statusOf(message) });
   }
 
+  /**
+   * The server's connection ended (it exited, failed to start or was disconnected): its requests still
+   * waiting become `failed`. A response that comes anyway shows as a row of its own.
+   */
+  endServer(serverId: string): void {
+    for (const [key, absolute] of this.pending) {
+      const row = this.all.at(absolute - this.dropped);
+      if (!row || row.serverId !== serverId) continue;
+      this.pending.delete(key);
+      if (row.status === 'pending') this.all.set(absolute - this.dropped, { ...row, status: 'failed' });
+    }
+  }
+
   addAll(entries: Iterable<RpcLogEntry>): void {
     for (const entry of entries) this.add(entry);
+  }
+
+  /** `notifications/cancelled` for `params.requestId`: the request sent the same way is cancelled. */
+  private cancel(serverId: string, direction: 'send' | 'receive', params: unknown): void {
+    const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
+    if (!isId(requestId)) return;
+    const absolute = this.pending.get(pendingKey(serverId, requestId, direction));
+    const row = absolute === undefined ? undefined : this.all.at(absolute - this.dropped);
+    // Kept waiting: a response that comes after all still pairs with it.
+    if (absolute !== undefined && row) this.all.set(absolute - this.dropped, { ...row, status: 'cancelled' });
   }
 
   /** Shows only the rows that match; O(rows). */
@@ -229,7 +270,7 @@ export class LogModel {
     const row = this.all.shift();
     const absolute = this.dropped++;
     if (this.visible.at(0) === absolute) this.visible.shift();
-    if (row?.kind === 'request' && row.status === 'pending' && isId(row.id)) {
+    if (row?.kind === 'request' && (row.status === 'pending' || row.status === 'cancelled') && isId(row.id)) {
       const key = pendingKey(row.serverId, row.id, row.direction === 'receive' ? 'receive' : 'send');
       // Its response, if it ever comes, shows alone.
       if (this.pending.get(key) === absolute) this.pending.delete(key);

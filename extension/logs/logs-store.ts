@@ -4,6 +4,11 @@ import { LogModel, rowEntries, type LogRow } from './log-pairing';
 import type { RpcLogEntry } from '../../shared/logs';
 import { useLiveStore } from '../app/live-store';
 
+/** A server's connection ended at this point of the log (see `LogModel.endServer`). */
+interface ConnectionEnd {
+  endedServerId: string;
+}
+
 /** Rows kept; the oldest go first. */
 export const MAX_LOG_ROWS = 100_000;
 /** Live entries are added at most this often, so a burst costs one render per batch, not one per message. */
@@ -18,8 +23,8 @@ export const useLogsStore = defineStore('logs', () => {
   const model = markRaw(new LogModel(MAX_LOG_ROWS));
   const revision = shallowRef(0);
   const paused = ref(false);
-  /** Entries that arrived while paused: shown on resume. */
-  let buffer: RpcLogEntry[] = [];
+  /** Entries (and connection ends between them) that arrived while paused: shown on resume. */
+  let buffer: Array<RpcLogEntry | ConnectionEnd> = [];
   const bufferedCount = ref(0);
   /** Servers to show; empty shows all. */
   const serverFilter = ref<string[]>([]);
@@ -49,6 +54,10 @@ export const useLogsStore = defineStore('logs', () => {
   let seenBootId: string | null = null;
   let lastSeq = 0;
   live.on('rpc', (message) => receive(message.entry));
+  // A server that exited, failed to start or was disconnected answers none of its waiting requests.
+  live.on('server-status', ({ server }) => {
+    if (server.status === 'error' || server.status === 'disconnected') endServer(server.id);
+  });
 
   /** One entry from the live channel: skipped when its seq was already seen in this daemon boot. */
   let incoming: RpcLogEntry[] = [];
@@ -86,6 +95,23 @@ export const useLogsStore = defineStore('logs', () => {
     revision.value++;
   }
 
+  /**
+   * The server's connection ended: its requests still waiting end as `failed`. Entries that came
+   * before (the batch not yet shown, or the pause buffer) are placed first, so the order holds.
+   */
+  function endServer(serverId: string): void {
+    if (flushTimer !== undefined) {
+      clearTimeout(flushTimer);
+      flushIncoming();
+    }
+    if (paused.value) {
+      buffer.push({ endedServerId: serverId });
+      return;
+    }
+    model.endServer(serverId);
+    revision.value++;
+  }
+
   function pause(): void {
     paused.value = true;
   }
@@ -95,7 +121,11 @@ export const useLogsStore = defineStore('logs', () => {
     const waiting = buffer;
     buffer = [];
     bufferedCount.value = 0;
-    addEntries(waiting);
+    for (const item of waiting) {
+      if ('endedServerId' in item) model.endServer(item.endedServerId);
+      else model.add(item);
+    }
+    revision.value++;
   }
 
   function togglePause(): void {
@@ -151,6 +181,7 @@ export const useLogsStore = defineStore('logs', () => {
     visibleCount,
     receive,
     addEntries,
+    endServer,
     pause,
     resume,
     togglePause,

@@ -110,7 +110,8 @@ describe('LogModel pairing', () => {
   it('answers the newest request when an id is reused', () => {
     const model = modelWith([request('a', 0, 'initialize', 0), request('a', 0, 'initialize', 100)]);
     model.add(response('a', 0, 150));
-    expect(summary(model.rows)).toEqual(['request a initialize 0 pending -', 'request a initialize 0 ok 50']);
+    // The first connection's initialize can no longer be answered.
+    expect(summary(model.rows)).toEqual(['request a initialize 0 failed -', 'request a initialize 0 ok 50']);
   });
 
   it('shows notifications and stderr lines as rows of their own, in arrival order', () => {
@@ -256,5 +257,62 @@ describe('LogModel bounds', () => {
     expect(model.visibleAt(model.visibleCount - 1)).toBe(visible.at(-1));
     model.setFilter({ serverIds: [], method: 'TOOLS/' });
     expect(model.visibleCount).toBe(kept.filter((row) => row.kind === 'request').length);
+  });
+});
+
+describe('how a request ends besides its response', () => {
+  const cancelled = (serverId: string, requestId: string | number, direction: 'send' | 'receive' = 'send') =>
+    message(serverId, direction, { method: 'notifications/cancelled', params: { requestId, reason: 'x' } });
+
+  it('marks a request cancelled by notifications/cancelled for its id, and keeps a late answer paired', () => {
+    const model = new LogModel();
+    model.addAll([request('a', 2, 'tools/call'), request('a', 3, 'tools/call'), cancelled('a', 2)]);
+    expect(model.rows.map((r) => [r.method, r.status])).toEqual([
+      ['tools/call', 'cancelled'],
+      ['tools/call', 'pending'],
+      ['notifications/cancelled', undefined],
+    ]);
+    model.add(response('a', 2, 40));
+    expect(model.rows[0]).toMatchObject({ status: 'cancelled', latencyMs: 40 });
+    expect(model.rows[0]!.response).toBeDefined();
+    expect(model.rowCount).toBe(3);
+  });
+
+  it('cancels only the request sent the same way, on the same server, with the same id', () => {
+    const model = new LogModel();
+    const fromServer = message('a', 'receive', { id: 2, method: 'elicitation/create', params: {} });
+    model.addAll([request('a', 2, 'tools/call'), fromServer, request('b', 2, 'tools/call')]);
+    model.addAll([cancelled('a', '2'), cancelled('a', 2, 'receive')]);
+    expect(model.rows.slice(0, 3).map((r) => r.status)).toEqual(['pending', 'cancelled', 'pending']);
+  });
+
+  it('marks an initialize answered with an error failed, and another request refused as error', () => {
+    const model = new LogModel();
+    model.addAll([request('a', 0, 'initialize'), response('a', 0, 5, true)]);
+    model.addAll([request('b', 4, 'tools/call'), response('b', 4, 5, true)]);
+    expect(model.rows.map((r) => [r.method, r.status])).toEqual([
+      ['initialize', 'failed'],
+      ['tools/call', 'error'],
+    ]);
+  });
+
+  it("fails a server's waiting requests when its connection ends, and no one else's", () => {
+    const model = new LogModel();
+    model.addAll([request('a', 0, 'initialize'), request('b', 0, 'initialize'), request('a', 1, 'ping')]);
+    model.endServer('a');
+    expect(model.rows.map((r) => `${r.serverId} ${r.method} ${r.status}`)).toEqual([
+      'a initialize failed',
+      'b initialize pending',
+      'a ping failed',
+    ]);
+    // The connection is gone: an answer with that id now stands alone.
+    model.add(response('a', 0, 9));
+    expect(model.rows.at(-1)).toMatchObject({ kind: 'response', status: 'ok' });
+  });
+
+  it('fails what the last connection left waiting when a new initialize starts', () => {
+    const model = new LogModel();
+    model.addAll([request('a', 0, 'initialize'), request('a', 0, 'initialize'), response('a', 0, 3)]);
+    expect(model.rows.map((r) => r.status)).toEqual(['failed', 'ok']);
   });
 });

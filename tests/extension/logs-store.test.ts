@@ -72,6 +72,32 @@ describe('logs store', () => {
     expect(logs.visibleAt(0)?.latencyMs).toBe(12);
   });
 
+  it('fails the waiting requests of a server whose connection ended, in order with a paused buffer', () => {
+    const logs = useLogsStore();
+    logs.addEntries([
+      entry(1, { id: 0, method: 'initialize' }),
+      entry(2, { id: 0, method: 'initialize' }, 'b'),
+    ]);
+    logs.pause();
+    logs.addEntries([entry(3, { id: 1, method: 'ping' })]);
+    logs.endServer('a');
+    // Still paused: nothing shown changes until resume.
+    expect(logs.visibleAt(0)?.status).toBe('pending');
+    logs.addEntries([entry(4, { id: 2, method: 'tools/list' })]);
+    logs.resume();
+    const statuses = Array.from({ length: logs.visibleCount }, (_, i) => {
+      const row = logs.visibleAt(i);
+      return `${row?.serverId} ${row?.method} ${row?.status}`;
+    });
+    // The request after the end belongs to the next connection and still waits.
+    expect(statuses).toEqual([
+      'a initialize failed',
+      'b initialize pending',
+      'a ping failed',
+      'a tools/list pending',
+    ]);
+  });
+
   it('clears the rows and the pause buffer', () => {
     const logs = useLogsStore();
     logs.addEntries([entry(1, { id: 1, method: 'a' })]);
