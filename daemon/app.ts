@@ -19,6 +19,7 @@ import { healthRouter } from './routes/health.ts';
 import { promptsRouter } from './routes/prompts.ts';
 import { resourcesRouter } from './routes/resources.ts';
 import { rpcLogsRouter } from './routes/rpc-logs.ts';
+import { serverFeaturesRouter } from './routes/server-features.ts';
 import { serversRouter } from './routes/servers.ts';
 import { toolsRouter } from './routes/tools.ts';
 import { widgetsRouter, widgetViewRouter } from './routes/widgets.ts';
@@ -127,6 +128,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   if (rateLimiter) api.use(rateLimiter);
   api.use(jsonBody(options.bodyLimitBytes));
   api.use('/servers', serversRouter(manager, executions));
+  api.use(serverFeaturesRouter(manager));
   api.use('/tools', toolsRouter(manager, executions));
   // At the API root: the widget routes span both families, /resources/widget… and /openai/widget….
   api.use(

@@ -1,4 +1,5 @@
 /** Request and response bodies of the tools, resources and prompts routes (SPEC part 4). */
+import type { LOGGING_LEVELS } from './schemas.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -67,6 +68,33 @@ export interface PromptGetRequest {
   serverId: string;
   name: string;
   args?: Record<string, unknown>;
+}
+
+/** `POST /api/mcp/completions/complete`: MCP `completion/complete` for a prompt or template argument. */
+export interface CompleteRequest {
+  serverId: string;
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  /** Values of the other arguments already filled in. */
+  context?: { arguments?: Record<string, string> };
+}
+
+/** The server's `completion/complete` result, passed through: `completion.values` are the suggestions. */
+export interface CompleteResponse {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  [extra: string]: unknown;
+}
+
+/** `POST /api/mcp/servers/:id/ping`: the server answered `ping` after this many milliseconds. */
+export interface PingResponse {
+  roundTripMs: number;
+}
+
+export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
+
+/** `POST /api/mcp/servers/:id/logging-level`: the level sent with `logging/setLevel`. */
+export interface LoggingLevelRequest {
+  level: LoggingLevel;
 }
 
 export interface ImportServersRequest {

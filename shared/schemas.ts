@@ -64,6 +64,59 @@ export const promptGetRequestSchema = {
   },
 } as const;
 
+/** The eight syslog levels of MCP `logging/setLevel`, least severe first. */
+export const LOGGING_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
+
+export const loggingLevelRequestSchema = {
+  type: 'object',
+  required: ['level'],
+  additionalProperties: false,
+  properties: { level: { enum: LOGGING_LEVELS } },
+} as const;
+
+export const completeRequestSchema = {
+  type: 'object',
+  required: ['serverId', 'ref', 'argument'],
+  additionalProperties: false,
+  properties: {
+    serverId,
+    ref: {
+      oneOf: [
+        {
+          type: 'object',
+          required: ['type', 'name'],
+          properties: { type: { const: 'ref/prompt' }, name: nonEmpty },
+        },
+        {
+          type: 'object',
+          required: ['type', 'uri'],
+          properties: { type: { const: 'ref/resource' }, uri: nonEmpty },
+        },
+      ],
+    },
+    argument: {
+      type: 'object',
+      required: ['name', 'value'],
+      additionalProperties: false,
+      properties: { name: nonEmpty, value: { type: 'string' } },
+    },
+    context: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { arguments: stringMap },
+    },
+  },
+} as const;
+
 export const serverConfigSchema = {
   oneOf: [
     {

@@ -1,4 +1,5 @@
 /** Server registry types and the conversion to and from the `mcpServers` JSON shape MCP clients use. */
+import type { LoggingLevel } from './api.ts';
 
 export interface StdioServerConfig {
   transport: 'stdio';
@@ -24,9 +25,20 @@ export interface ServerRecord {
   config: ServerConfig;
   status: ServerStatus;
   lastError?: string;
-  serverInfo?: { name: string; version: string; title?: string };
+  /** The server's `initialize` result: its implementation (title, icons, website too when given). */
+  serverInfo?: {
+    name: string;
+    version: string;
+    title?: string;
+    icons?: Array<{ src: string; mimeType?: string; sizes?: string[] }>;
+    websiteUrl?: string;
+  };
   capabilities?: Record<string, unknown>;
   protocolVersion?: string;
+  /** How to use the server, as it told clients in its `initialize` result. */
+  instructions?: string;
+  /** The level set with `POST /servers/:id/logging-level`, kept across reconnects. */
+  loggingLevel?: LoggingLevel;
 }
 
 export interface PutServerRequest {

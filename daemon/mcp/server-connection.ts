@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ElicitResult, JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject, ToolsListResponse } from '../../shared/api.ts';
+import type { JsonObject, LoggingLevel, ToolsListResponse } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
 import type { ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
@@ -106,7 +106,9 @@ export class ServerConnection {
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
   private readonly secrets: string[];
   private readonly redactEntry?: Redactor;
-  private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion'>;
+  private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion' | 'instructions'>;
+  /** The level last set with `logging/setLevel`: sent again after each reconnect. */
+  private loggingLevel?: LoggingLevel;
   /** Tool name → `_meta`, refreshed by every tools/list and dropped on `list_changed`. */
   private toolsMeta?: Map<string, JsonObject>;
 
@@ -135,6 +137,7 @@ export class ServerConnection {
     };
     if (this.lastError) record.lastError = this.lastError;
     if (this.initResult) Object.assign(record, this.initResult);
+    if (this.loggingLevel) record.loggingLevel = this.loggingLevel;
     return record;
   }
 
@@ -161,6 +164,13 @@ export class ServerConnection {
       this.closing = false;
     }
     this.setStatus('disconnected');
+  }
+
+  /** Sends `logging/setLevel`; once the server accepts it, the level is kept and sent again on reconnect. */
+  async setLoggingLevel(level: LoggingLevel): Promise<void> {
+    await this.request('logging/setLevel', { level });
+    this.loggingLevel = level;
+    this.deps.onStatus?.(this.record());
   }
 
   async listTools(): Promise<ToolsListResponse> {
@@ -304,7 +314,16 @@ export class ServerConnection {
       }),
       ...(client.getServerCapabilities() && { capabilities: client.getServerCapabilities() as JsonObject }),
       ...(transport.protocolVersion && { protocolVersion: transport.protocolVersion }),
+      ...(client.getInstructions() && { instructions: client.getInstructions() }),
     };
+    if (this.loggingLevel && client.getServerCapabilities()?.logging) {
+      // The level chosen before a reconnect holds after it; a refusal leaves the server's default.
+      await client
+        .request({ method: 'logging/setLevel', params: { level: this.loggingLevel } }, sdk().ANY_RESULT)
+        .catch((error: unknown) =>
+          this.deps.debug?.(`${this.id}: logging/setLevel after connect failed: ${String(error)}`),
+        );
+    }
     this.setStatus('connected');
     this.deps.debug?.(`${this.id}: connected (${this.config.transport})`);
     return client;
