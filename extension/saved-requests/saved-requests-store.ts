@@ -3,6 +3,7 @@ import { computed, ref } from 'vue';
 import type { JsonObject } from '../../shared/api';
 import {
   exportSavedRequests,
+  newSavedRequests,
   parseSavedRequestsExport,
   sortSavedRequests,
   type SavedRequest,
@@ -19,6 +20,8 @@ export interface NewSavedRequest {
 
 export interface ImportResult {
   imported: number;
+  /** Valid entries left out because the same request is saved already (or came twice in the file). */
+  skipped: number;
   problems: string[];
 }
 
@@ -140,21 +143,30 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     return JSON.stringify(exportSavedRequests(target().serverId, sortSavedRequests(requests.value)), null, 2);
   }
 
-  /** Adds the file's valid entries under new ids next to the existing ones; nothing is overwritten. */
+  /**
+   * Adds the file's valid entries under new ids next to the existing ones; nothing is overwritten. An
+   * entry with the title, tool and parameters of one already saved is skipped (`savedRequestIdentity`),
+   * so importing the same file twice adds nothing the second time.
+   */
   async function importJson(text: string): Promise<ImportResult> {
     target();
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (error) {
-      return { imported: 0, problems: [`The file is not valid JSON: ${(error as Error).message}`] };
+      return {
+        imported: 0,
+        skipped: 0,
+        problems: [`The file is not valid JSON: ${(error as Error).message}`],
+      };
     }
-    const { requests: incoming, problems } = parseSavedRequestsExport(json);
-    if (incoming.length > 0) {
-      requests.value.push(...incoming.map((r) => ({ ...r, id: newId() })));
+    const { requests: parsed, problems } = parseSavedRequestsExport(json);
+    const { added, skipped } = newSavedRequests(requests.value, parsed);
+    if (added.length > 0) {
+      requests.value.push(...added.map((r) => ({ ...r, id: newId() })));
       await persist();
     }
-    return { imported: incoming.length, problems };
+    return { imported: added.length, skipped, problems };
   }
 
   return {

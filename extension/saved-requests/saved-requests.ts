@@ -119,6 +119,46 @@ export function exportSavedRequests(
   return { version: SAVED_REQUESTS_EXPORT_VERSION, serverId, requests: [...requests] };
 }
 
+/** JSON with every object's keys sorted: equal for equal values, whatever order the keys came in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * What makes two saved requests of one server the same request on import: the same title, tool and
+ * parameters (key order aside). The id is not part of it (an import gives entries new ids, and a file
+ * may come from elsewhere), nor are the description, the star or the dates.
+ */
+export function savedRequestIdentity(
+  request: Pick<SavedRequest, 'title' | 'toolName' | 'parameters'>,
+): string {
+  return canonicalJson([request.title.trim(), request.toolName, request.parameters]);
+}
+
+/**
+ * The entries of an import that are not there yet ({@link savedRequestIdentity}), each once, and how
+ * many were left out as already saved (or repeated in the file).
+ */
+export function newSavedRequests(
+  existing: readonly SavedRequest[],
+  incoming: readonly SavedRequest[],
+): { added: SavedRequest[]; skipped: number } {
+  const seen = new Set(existing.map(savedRequestIdentity));
+  const added: SavedRequest[] = [];
+  for (const request of incoming) {
+    const identity = savedRequestIdentity(request);
+    if (seen.has(identity)) continue;
+    seen.add(identity);
+    added.push(request);
+  }
+  return { added, skipped: incoming.length - added.length };
+}
+
 /** Favourites first, then the most recently updated; the input is left as it was. */
 export function sortSavedRequests(requests: readonly SavedRequest[]): SavedRequest[] {
   return [...requests].sort(

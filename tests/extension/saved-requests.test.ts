@@ -255,7 +255,7 @@ describe.each(backends)('saved requests store over %s', (_name, makeStore, readR
 
     const target = await restart(kv, 'beta');
     await target.save({ title: 'Already here', toolName: 'echo', parameters: {} });
-    expect(await target.importJson(text)).toEqual({ imported: 2, problems: [] });
+    expect(await target.importJson(text)).toEqual({ imported: 2, skipped: 0, problems: [] });
 
     const fresh = await restart(kv, 'beta');
     expect(fresh.sorted.map((r) => [r.title, r.toolName, r.parameters, r.favorite])).toEqual([
@@ -268,13 +268,51 @@ describe.each(backends)('saved requests store over %s', (_name, makeStore, readR
     expect(new Set(fresh.requests.map((r) => r.id)).size).toBe(3);
   });
 
-  it('imports the same file twice as two sets of entries', async () => {
+  it('imports the same file twice without duplicating an entry', async () => {
     const store = await restart(kv);
-    const file = JSON.stringify([{ id: 'fixed', title: 'A', toolName: 'echo', parameters: {} }]);
-    await store.importJson(file);
-    await store.importJson(file);
-    expect(store.requests).toHaveLength(2);
-    expect(store.requests[0]?.id).not.toBe(store.requests[1]?.id);
+    const file = JSON.stringify([
+      { id: 'fixed', title: 'A', toolName: 'echo', parameters: { text: 'hi', n: 1 } },
+      { id: 'other', title: 'B', toolName: 'echo', parameters: {} },
+    ]);
+    expect(await store.importJson(file)).toEqual({ imported: 2, skipped: 0, problems: [] });
+    expect(await store.importJson(file)).toEqual({ imported: 0, skipped: 2, problems: [] });
+    expect((await restart(kv)).requests.map((r) => r.title)).toEqual(['A', 'B']);
+  });
+
+  it('takes the same title, tool and parameters as the same request, whatever the id, key order or star', async () => {
+    const store = await restart(kv);
+    await store.save({ title: 'A', toolName: 'echo', parameters: { text: 'hi', n: 1 } });
+    const result = await store.importJson(
+      JSON.stringify({
+        version: 1,
+        serverId: 'elsewhere',
+        requests: [
+          // The same request: another id, keys in another order, starred, described.
+          {
+            id: 'x',
+            title: ' A ',
+            toolName: 'echo',
+            parameters: { n: 1, text: 'hi' },
+            favorite: true,
+            description: 'd',
+          },
+          // Each differs in one part of the identity.
+          { title: 'A', toolName: 'echo', parameters: { text: 'hi', n: 2 } },
+          { title: 'A', toolName: 'add', parameters: { text: 'hi', n: 1 } },
+          { title: 'A copy', toolName: 'echo', parameters: { text: 'hi', n: 1 } },
+          // Twice in the file: once.
+          { title: 'A copy', toolName: 'echo', parameters: { n: 1, text: 'hi' } },
+        ],
+      }),
+    );
+    expect(result).toEqual({ imported: 3, skipped: 2, problems: [] });
+    expect(store.requests.map((r) => [r.title, r.toolName, r.parameters])).toEqual([
+      ['A', 'echo', { text: 'hi', n: 1 }],
+      ['A', 'echo', { text: 'hi', n: 2 }],
+      ['A', 'add', { text: 'hi', n: 1 }],
+      ['A copy', 'echo', { text: 'hi', n: 1 }],
+    ]);
+    expect(store.requests[0]?.favorite).toBe(false);
   });
 
   it('reports an import that is not JSON, and imports the valid part of a mixed file', async () => {
@@ -289,7 +327,11 @@ describe.each(backends)('saved requests store over %s', (_name, makeStore, readR
         { title: 'Bad', parameters: {} },
       ]),
     );
-    expect(mixed).toEqual({ imported: 1, problems: ['[1].toolName: must be a non-empty string'] });
+    expect(mixed).toEqual({
+      imported: 1,
+      skipped: 0,
+      problems: ['[1].toolName: must be a non-empty string'],
+    });
     expect((await restart(kv)).requests.map((r) => r.title)).toEqual(['Good']);
   });
 });
