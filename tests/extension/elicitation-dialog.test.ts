@@ -157,4 +157,128 @@ describe('ElicitationDialog', () => {
     expect(wrapper.find('[data-testid="elicit-message"] b').exists()).toBe(false);
     expect(wrapper.find('img').exists()).toBe(false);
   });
+
+  describe('checks the answer against requestedSchema before sending', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        email: { type: 'string', format: 'email', title: 'E-mail' },
+        age: { type: 'integer', minimum: 18, maximum: 120 },
+        nick: { type: 'string', minLength: 2, maxLength: 8 },
+        plan: {
+          type: 'string',
+          title: 'Plan',
+          oneOf: [
+            { const: 'free', title: 'Free tier' },
+            { const: 'pro', title: 'Professional' },
+          ],
+        },
+        legacy: { type: 'string', enum: ['x', 'y'], enumNames: ['Ex', 'Why'] },
+        toppings: {
+          type: 'array',
+          title: 'Toppings',
+          minItems: 1,
+          maxItems: 2,
+          items: {
+            anyOf: [
+              { const: 'ham', title: 'Ham' },
+              { const: 'egg', title: 'Egg' },
+              { const: 'kale', title: 'Kale' },
+            ],
+          },
+        },
+        colors: { type: 'array', items: { type: 'string', enum: ['red', 'blue'] } },
+        start: { type: 'string', format: 'date-time' },
+      },
+      required: ['email', 'plan', 'toppings'],
+    };
+
+    it('shows titled single- and multi-select enums as pick lists of their titles', () => {
+      const wrapper = open({ elicitation: elicitation({ message: 'Order', requestedSchema: schema }) });
+      expect(
+        wrapper
+          .get('[data-testid="field-plan"]')
+          .findAll('option')
+          .map((o) => o.text()),
+      ).toEqual(['Free tier', 'Professional']);
+      expect(
+        wrapper
+          .get('[data-testid="field-legacy"]')
+          .findAll('option')
+          .map((o) => o.text()),
+      ).toEqual(['—', 'Ex', 'Why']);
+      expect(
+        wrapper
+          .get('[data-testid="field-toppings"]')
+          .findAll('label')
+          .map((l) => l.text()),
+      ).toEqual(['Ham', 'Egg', 'Kale']);
+      expect(
+        wrapper
+          .get('[data-testid="field-colors"]')
+          .findAll('label')
+          .map((l) => l.text()),
+      ).toEqual(['red', 'blue']);
+    });
+
+    it('blocks Accept on invalid values, shows each at its field and says why', async () => {
+      const wrapper = open({ elicitation: elicitation({ message: 'Order', requestedSchema: schema }) });
+      const accept = wrapper.get('[data-testid="elicit-accept"]');
+      await wrapper.get('[data-testid="field-email"]').setValue('not-an-address');
+      await wrapper.get('[data-testid="field-age"]').setValue('12');
+      await wrapper.get('[data-testid="field-nick"]').setValue('x');
+      await wrapper.get('[data-testid="option-toppings-0"]').setValue(true);
+      await wrapper.get('[data-testid="option-toppings-1"]').setValue(true);
+      await wrapper.get('[data-testid="option-toppings-2"]').setValue(true);
+
+      expect(accept.attributes()).toHaveProperty('disabled');
+      expect(wrapper.get('[data-testid="error-email"]').text()).toBe('Not an e-mail address');
+      expect(wrapper.get('[data-testid="field-email"]').attributes('aria-invalid')).toBe('true');
+      expect(wrapper.get('[data-testid="error-age"]').text()).toBe('Must be at least 18');
+      expect(wrapper.get('[data-testid="error-nick"]').text()).toBe('At least 2 characters');
+      expect(wrapper.get('[data-testid="error-toppings"]').text()).toBe('Pick at most 2');
+      const blocked = wrapper.get('[data-testid="elicit-blocked"]');
+      expect(accept.attributes('aria-describedby')).toBe(blocked.attributes('id'));
+      expect(blocked.text()).toContain("Can't accept yet");
+      expect(wrapper.findAll('[data-testid="elicit-invalid"]').map((e) => e.text())).toEqual([
+        'email: Not an e-mail address',
+        'age: Must be at least 18',
+        'nick: At least 2 characters',
+        'toppings: Pick at most 2',
+      ]);
+      await wrapper.get('form').trigger('submit');
+      expect(wrapper.emitted('respond')).toBeUndefined();
+
+      await wrapper.get('[data-testid="field-email"]').setValue('ada@example.com');
+      await wrapper.get('[data-testid="field-age"]').setValue('36');
+      await wrapper.get('[data-testid="field-nick"]').setValue('ada');
+      await wrapper.get('[data-testid="option-toppings-0"]').setValue(false);
+      expect(wrapper.find('[data-testid="error-email"]').exists()).toBe(false);
+      expect(accept.attributes()).not.toHaveProperty('disabled');
+      await wrapper.get('[data-testid="field-plan"]').setValue('pro');
+      await wrapper.get('[data-testid="field-start"]').setValue('2026-05-04T09:15');
+      await accept.trigger('click');
+      const [[response]] = wrapper.emitted('respond') as [
+        [{ action: string; content: Record<string, unknown> }],
+      ];
+      expect(response.action).toBe('accept');
+      expect(response.content).toMatchObject({
+        email: 'ada@example.com',
+        age: 36,
+        nick: 'ada',
+        plan: 'pro',
+        toppings: ['egg', 'kale'],
+      });
+      expect(response.content.start).toMatch(/^2026-05-04T09:15:00(Z|[+-]\d{2}:\d{2})$/);
+      expect(Object.keys(response.content)).not.toContain('colors');
+    });
+
+    it('names the required multi-select left empty', () => {
+      const wrapper = open({ elicitation: elicitation({ message: 'Order', requestedSchema: schema }) });
+      expect(wrapper.get('[data-testid="elicit-missing"]').text()).toBe('Required: email');
+      expect(wrapper.findAll('[data-testid="elicit-invalid"]').map((e) => e.text())).toEqual([
+        'toppings: Pick at least 1',
+      ]);
+    });
+  });
 });

@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   fieldsFromSchema,
   initialValue,
+  fromLocalDateTime,
   itemField,
   missingRequired,
+  toLocalDateTime,
+  validateValue,
+  variantIndex,
   parametersFromValue,
   type JsonSchema,
 } from '../../extension/forms/forms.ts';
@@ -177,9 +181,30 @@ describe('nullable and union properties', () => {
     expect(onlyField({ type: ['string', 'null'], default: null }).value).toBeNull();
   });
 
-  it('falls back to string for a union of several types', () => {
-    expect(onlyField({ anyOf: [{ type: 'string' }, { type: 'number' }] }).type).toBe('string');
-    expect(onlyField({ type: ['string', 'number'] }).type).toBe('string');
+  it('makes a union field of several types, one variant per type, null included', () => {
+    const field = onlyField({ type: ['boolean', 'string', 'null'], description: 'Flag or word' });
+    expect(field.type).toBe('union');
+    expect(field.variantLabels).toEqual(['boolean', 'string', 'null']);
+    expect(field.variants?.map((v) => [v.type, v.description])).toEqual([
+      ['boolean', 'Flag or word'],
+      ['string', 'Flag or word'],
+      ['null', 'Flag or word'],
+    ]);
+    expect(field.value).toBe(false);
+    expect(onlyField({ type: ['boolean', 'string'], default: 'auto' }).value).toBe('auto');
+  });
+
+  it('makes a union field of anyOf branches of different types, named by title or type', () => {
+    const field = onlyField({
+      anyOf: [{ type: 'string', title: 'Name' }, { type: 'integer', minimum: 1 }, { type: 'null' }],
+    });
+    expect(field.variantLabels).toEqual(['Name', 'integer', 'null']);
+    expect(field.variants?.[1]).toMatchObject({ type: 'integer', minimum: 1 });
+  });
+
+  it('picks the variant a value fits', () => {
+    const field = onlyField({ type: ['boolean', 'string', 'null'] });
+    expect([true, 'x', null, 3].map((value) => variantIndex(field, value))).toEqual([0, 1, 2, -1]);
   });
 
   it('reads const as a one-member enum', () => {
@@ -299,5 +324,283 @@ describe('missingRequired', () => {
 
   it('names nothing for a schema without properties', () => {
     expect(missingRequired(undefined, {})).toEqual([]);
+  });
+});
+
+describe('pick lists', () => {
+  it('shows enumNames as the labels of enum members', () => {
+    const field = onlyField({ type: 'string', enum: ['s', 'm'], enumNames: ['Small', 'Medium'] });
+    expect(field).toMatchObject({ type: 'enum', enum: ['s', 'm'], enumLabels: ['Small', 'Medium'] });
+  });
+
+  it('ignores enumNames that do not match the members one to one', () => {
+    expect(onlyField({ enum: ['s', 'm'], enumNames: ['Small'] }).enumLabels).toBeUndefined();
+  });
+
+  it('reads oneOf and anyOf of const/title branches as a pick list of consts with titles', () => {
+    const oneOf = onlyField({
+      type: 'string',
+      oneOf: [
+        { const: '#f00', title: 'Red' },
+        { const: '#0f0', title: 'Green' },
+      ],
+    });
+    expect(oneOf).toMatchObject({ type: 'enum', enum: ['#f00', '#0f0'], enumLabels: ['Red', 'Green'] });
+    expect(oneOf.value).toBe('#f00');
+    const anyOf = onlyField({ anyOf: [{ const: 1, title: 'One' }, { const: 2 }, { type: 'null' }] });
+    expect(anyOf).toMatchObject({ type: 'enum', enum: [1, 2], enumLabels: ['One', '2'] });
+  });
+
+  it('reads an array of pick-list items as a multi-select (MCP elicitation enums)', () => {
+    const titled = onlyField({
+      type: 'array',
+      minItems: 1,
+      maxItems: 2,
+      items: {
+        anyOf: [
+          { const: 'a', title: 'Apple' },
+          { const: 'b', title: 'Banana' },
+        ],
+      },
+      default: ['b'],
+    });
+    expect(titled).toMatchObject({
+      type: 'multiselect',
+      enum: ['a', 'b'],
+      enumLabels: ['Apple', 'Banana'],
+      minItems: 1,
+      maxItems: 2,
+      value: ['b'],
+    });
+    const untitled = onlyField({ type: 'array', items: { type: 'string', enum: ['x', 'y'] } });
+    expect(untitled).toMatchObject({ type: 'multiselect', enum: ['x', 'y'], value: [] });
+    expect(untitled.enumLabels).toBeUndefined();
+  });
+});
+
+describe('$ref and $defs', () => {
+  it('resolves $ref into $defs and definitions, sibling keywords winning', () => {
+    const fields = fieldsFromSchema({
+      type: 'object',
+      $defs: {
+        Address: {
+          type: 'object',
+          properties: { city: { type: 'string' }, country: { $ref: '#/definitions/Country' } },
+          required: ['city'],
+        },
+      },
+      definitions: { Country: { enum: ['NO', 'SE'] } },
+      properties: { ship: { $ref: '#/$defs/Address', description: 'Where to ship' } },
+    });
+    expect(fields[0]).toMatchObject({ name: 'ship', type: 'object', description: 'Where to ship' });
+    expect(fields[0]!.children?.map((c) => [c.name, c.type, c.required])).toEqual([
+      ['city', 'string', true],
+      ['country', 'enum', false],
+    ]);
+    expect(
+      initialValue({ properties: { s: { $ref: '#/$defs/S' } }, $defs: { S: { default: 'x' } } }),
+    ).toEqual({
+      s: 'x',
+    });
+  });
+
+  it('resolves the nullable $ref of pydantic models, and allOf wrappers', () => {
+    const schema = {
+      $defs: { Point: { type: 'object', properties: { x: { type: 'number' } } } },
+      properties: {
+        a: { anyOf: [{ $ref: '#/$defs/Point' }, { type: 'null' }], default: null },
+        b: { allOf: [{ $ref: '#/$defs/Point' }], title: 'B' },
+      },
+    };
+    const [a, b] = fieldsFromSchema(schema);
+    expect(a).toMatchObject({ type: 'object', value: null });
+    expect(b).toMatchObject({ type: 'object', title: 'B' });
+    expect(b!.children?.map((c) => c.name)).toEqual(['x']);
+  });
+
+  it('stops at a depth limit in recursive schemas, leaving the deepest level to JSON', () => {
+    const schema = {
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            children: { type: 'array', items: { $ref: '#/$defs/Node' } },
+          },
+        },
+        Loop: { $ref: '#/$defs/Loop' },
+      },
+      properties: { tree: { $ref: '#/$defs/Node' }, loop: { $ref: '#/$defs/Loop' }, self: { $ref: '#' } },
+    };
+    const fields = fieldsFromSchema(schema);
+    expect(fields.map((f) => f.name)).toEqual(['tree', 'loop', 'self']);
+    let depth = 0;
+    let node: JsonSchema | undefined = fields[0]!.children?.find((c) => c.name === 'children')?.items;
+    while (
+      node &&
+      Array.isArray((node as { properties?: unknown }).properties) === false &&
+      node.properties
+    ) {
+      depth += 1;
+      node = (node.properties as Record<string, JsonSchema>).children?.items as JsonSchema | undefined;
+    }
+    expect(depth).toBeGreaterThan(0);
+    expect(depth).toBeLessThan(5);
+    expect(node?.type).toBe('object');
+    expect(node?.properties).toBeUndefined();
+  });
+
+  it('treats a reference it cannot resolve as a schema without keywords', () => {
+    expect(onlyField({ $ref: 'https://example.com/schema.json', description: 'Remote' })).toMatchObject({
+      type: 'string',
+      description: 'Remote',
+    });
+  });
+});
+
+describe('multi-line strings', () => {
+  it('suggests a textarea for long or free text, not for short or formatted strings', () => {
+    expect(onlyField({ type: 'string', maxLength: 1000 }).multiline).toBe(true);
+    expect(onlyField({ type: 'string', maxLength: 40 }).multiline).toBeUndefined();
+    expect(onlyField({ type: 'string', description: 'The body, in Markdown' }).multiline).toBe(true);
+    expect(onlyField({ type: 'string', description: 'Multi-line notes' }).multiline).toBe(true);
+    expect(fieldsFromSchema({ properties: { content: { type: 'string' } } })[0]!.multiline).toBe(true);
+    expect(onlyField({ type: 'string', format: 'uri', maxLength: 2000 }).multiline).toBeUndefined();
+    expect(onlyField({ type: 'string', description: 'A name' }).multiline).toBeUndefined();
+  });
+});
+
+describe('date-time values', () => {
+  it('converts between RFC 3339 and what a datetime-local input holds, both ways', () => {
+    const sent = fromLocalDateTime('2026-03-01T14:30');
+    expect(sent).toMatch(/^2026-03-01T14:30:00(Z|[+-]\d{2}:\d{2})$/);
+    expect(new Date(sent).getTime()).toBe(new Date(2026, 2, 1, 14, 30).getTime());
+    expect(toLocalDateTime(sent)).toBe('2026-03-01T14:30:00');
+    expect(toLocalDateTime(new Date(2026, 0, 2, 3, 4, 5).toISOString())).toBe('2026-01-02T03:04:05');
+    expect(fromLocalDateTime('')).toBe('');
+    expect(toLocalDateTime('yesterday')).toBe('');
+    expect(toLocalDateTime('2026-03-01')).toBe('');
+  });
+});
+
+describe('validateValue', () => {
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', minLength: 2, maxLength: 5 },
+      age: { type: 'integer', minimum: 0, maximum: 120 },
+      email: { type: 'string', format: 'email' },
+      site: { type: 'string', format: 'uri' },
+      day: { type: 'string', format: 'date' },
+      at: { type: 'string', format: 'date-time' },
+      size: {
+        type: 'string',
+        oneOf: [
+          { const: 's', title: 'Small' },
+          { const: 'l', title: 'Large' },
+        ],
+      },
+      fruits: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['a', 'b', 'c'] } },
+      code: { type: 'string', pattern: '^[A-Z]+$' },
+      flag: { type: ['boolean', 'string'] },
+    },
+    required: ['name', 'size'],
+  };
+
+  const problems = (value: Record<string, unknown>) =>
+    Object.fromEntries(validateValue(schema, value).map((p) => [p.path, p.message]));
+
+  it('accepts a valid answer and leaves optional empty fields alone', () => {
+    expect(validateValue(schema, { name: 'Ada', size: 's', email: '', fruits: [], flag: true })).toEqual([]);
+    expect(
+      validateValue(schema, {
+        name: 'Ada',
+        size: 'l',
+        age: 36,
+        email: 'ada@example.com',
+        site: 'https://example.com/a',
+        day: '2026-02-28',
+        at: '2026-02-28T10:00:00+01:00',
+        fruits: ['a', 'c'],
+        code: 'ABC',
+        flag: 'auto',
+      }),
+    ).toEqual([]);
+  });
+
+  it('names required fields left empty as missing', () => {
+    expect(validateValue(schema, { name: '', size: '' })).toEqual([
+      { path: 'name', message: 'Required', missing: true },
+      { path: 'size', message: 'Required', missing: true },
+    ]);
+  });
+
+  it('checks lengths, limits, formats, pick lists, item counts, patterns and types', () => {
+    expect(
+      problems({
+        name: 'A',
+        size: 'm',
+        age: 121,
+        email: 'ada',
+        site: 'example.com',
+        day: '2026-02-30',
+        at: '2026-02-28T10:00',
+        fruits: ['a', 'b', 'c'],
+        code: 'abc',
+        flag: 3,
+      }),
+    ).toEqual({
+      name: 'At least 2 characters',
+      size: 'Pick one of the options',
+      age: 'Must be at most 120',
+      email: 'Not an e-mail address',
+      site: 'Not a URI',
+      day: 'Not a date (YYYY-MM-DD)',
+      at: 'Not a date and time (RFC 3339, e.g. 2026-03-01T14:30:00Z)',
+      fruits: 'Pick at most 2',
+      code: 'Must match ^[A-Z]+$',
+      flag: 'Must be of type boolean or string',
+    });
+    expect(problems({ name: 'Abcdef', size: 's', age: 1.5, fruits: ['z'] })).toEqual({
+      name: 'At most 5 characters',
+      age: 'Must be a whole number',
+      fruits: 'Not an option: z',
+    });
+    expect(problems({ name: 'Ab', size: 's', age: -1 })).toEqual({ age: 'Must be at least 0' });
+  });
+
+  it('counts a required multi-select below minItems', () => {
+    const pick = {
+      type: 'object',
+      properties: { f: schema.properties && (schema.properties as JsonSchema).fruits },
+    };
+    expect(validateValue(pick as JsonSchema, { f: [] })).toEqual([]);
+    expect(validateValue({ ...pick, required: ['f'] } as JsonSchema, { f: [] })).toEqual([
+      { path: 'f', message: 'Pick at least 1' },
+    ]);
+  });
+
+  it('checks nested objects by dotted path', () => {
+    const nested = {
+      type: 'object',
+      properties: {
+        address: { type: 'object', properties: { zip: { type: 'string', pattern: '^\\d{4}$' } } },
+      },
+    };
+    expect(validateValue(nested, { address: { zip: '12' } })).toEqual([
+      { path: 'address.zip', message: 'Must match ^\\d{4}$' },
+    ]);
+  });
+});
+
+describe('unions in what is sent', () => {
+  it('sends the value of the variant it fits, cleaned as that variant', () => {
+    const schema = {
+      type: 'object',
+      properties: { n: { anyOf: [{ type: 'integer' }, { type: 'boolean' }] } },
+    };
+    expect(parametersFromValue(schema, { n: true })).toEqual({ n: true });
+    expect(parametersFromValue(schema, { n: 4 })).toEqual({ n: 4 });
+    expect(parametersFromValue(schema, { n: undefined })).toEqual({});
   });
 });

@@ -1,7 +1,7 @@
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { describe, expect, it } from 'vitest';
 import SchemaForm from '../../extension/forms/SchemaForm.vue';
-import { initialValue, type JsonSchema } from '../../extension/forms/forms.ts';
+import { initialValue, parametersFromValue, type JsonSchema } from '../../extension/forms/forms.ts';
 
 /** Mounts the form bound like `v-model`: each emitted value becomes the next modelValue. */
 function mountForm(
@@ -269,5 +269,246 @@ describe('SchemaForm nested objects and arrays', () => {
     const wrapper = mountForm(nested);
     await wrapper.get('[data-testid="field-extra"]').setValue('{"any": true}');
     expect(lastValue(wrapper)).toMatchObject({ extra: { any: true } });
+  });
+});
+
+describe('SchemaForm pick lists', () => {
+  const picks: JsonSchema = {
+    type: 'object',
+    properties: {
+      color: {
+        type: 'string',
+        oneOf: [
+          { const: '#f00', title: 'Red' },
+          { const: '#0f0', title: 'Green' },
+        ],
+      },
+      size: { type: 'string', enum: ['s', 'l'], enumNames: ['Small', 'Large'] },
+      fruits: {
+        type: 'array',
+        items: {
+          anyOf: [
+            { const: 'a', title: 'Apple' },
+            { const: 'b', title: 'Banana' },
+            { const: 'c', title: 'Cherry' },
+          ],
+        },
+      },
+    },
+    required: ['color'],
+  };
+
+  it('shows titles and enumNames in the select and emits the const values', async () => {
+    const wrapper = mountForm(picks);
+    const color = wrapper.get('[data-testid="field-color"]');
+    expect(color.findAll('option').map((o) => o.text())).toEqual(['Red', 'Green']);
+    expect(
+      wrapper
+        .get('[data-testid="field-size"]')
+        .findAll('option')
+        .map((o) => o.text()),
+    ).toEqual(['—', 'Small', 'Large']);
+    await color.setValue('#0f0');
+    expect(lastValue(wrapper)).toMatchObject({ color: '#0f0' });
+    await wrapper.get('[data-testid="field-size"]').setValue('l');
+    expect(lastValue(wrapper)).toMatchObject({ size: 'l' });
+  });
+
+  it('offers a multi-select as labelled checkboxes and emits the picked values in option order', async () => {
+    const wrapper = mountForm(picks);
+    const group = wrapper.get('[data-testid="field-fruits"]');
+    expect(group.element.tagName).toBe('FIELDSET');
+    expect(group.findAll('label').map((l) => l.text())).toEqual(['Apple', 'Banana', 'Cherry']);
+    await wrapper.get('[data-testid="option-fruits-2"]').setValue(true);
+    await wrapper.get('[data-testid="option-fruits-0"]').setValue(true);
+    expect(lastValue(wrapper)).toMatchObject({ fruits: ['a', 'c'] });
+    await wrapper.get('[data-testid="option-fruits-2"]').setValue(false);
+    expect(lastValue(wrapper)).toMatchObject({ fruits: ['a'] });
+  });
+});
+
+describe('SchemaForm unions', () => {
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: { mode: { type: ['boolean', 'string', 'null'], description: 'On, off or a word' } },
+  };
+
+  it('lets the user pick the type, then shows the control of that type', async () => {
+    const wrapper = mountForm(schema);
+    const type = wrapper.get('[data-testid="type-mode"]');
+    expect(type.findAll('option').map((o) => o.text())).toEqual(['boolean', 'string', 'null']);
+    expect(wrapper.get('[data-testid="field-mode"]').attributes('type')).toBe('checkbox');
+    expect(wrapper.get(`label[for="${type.attributes('id')}"]`).text()).toBe('Type');
+
+    await type.setValue('1');
+    expect(lastValue(wrapper)).toEqual({ mode: '' });
+    expect(wrapper.get('[data-testid="field-mode"]').attributes('type')).toBe('text');
+    await wrapper.get('[data-testid="field-mode"]').setValue('auto');
+    expect(lastValue(wrapper)).toEqual({ mode: 'auto' });
+
+    await type.setValue('2');
+    expect(lastValue(wrapper)).toEqual({ mode: null });
+    expect(wrapper.get('[data-testid="field-mode"]').text()).toBe('Sent as null');
+  });
+
+  it('keeps an empty number box on the number type', async () => {
+    const wrapper = mountForm({
+      type: 'object',
+      properties: { limit: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+    });
+    await wrapper.get('[data-testid="type-limit"]').setValue('1');
+    expect(lastValue(wrapper)).toEqual({ limit: undefined });
+    expect(wrapper.get('[data-testid="field-limit"]').attributes('type')).toBe('number');
+    expect((wrapper.get('[data-testid="type-limit"]').element as HTMLSelectElement).value).toBe('1');
+    await wrapper.get('[data-testid="field-limit"]').setValue('7');
+    expect(lastValue(wrapper)).toEqual({ limit: 7 });
+  });
+
+  it('follows the type of a value set from JSON', async () => {
+    const wrapper = mountForm(schema);
+    await wrapper.setProps({ modelValue: { mode: 'from json' } });
+    expect((wrapper.get('[data-testid="type-mode"]').element as HTMLSelectElement).value).toBe('1');
+    expect((wrapper.get('[data-testid="field-mode"]').element as HTMLInputElement).value).toBe('from json');
+  });
+});
+
+describe('SchemaForm text, dates and formats', () => {
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: {
+      title: { type: 'string', maxLength: 80 },
+      body: { type: 'string', maxLength: 5000 },
+      at: { type: 'string', format: 'date-time' },
+      day: { type: 'string', format: 'date' },
+    },
+  };
+
+  it('gives long text a textarea, with a toggle between one line and several', async () => {
+    const wrapper = mountForm(schema);
+    expect(wrapper.get('[data-testid="field-body"]').element.tagName).toBe('TEXTAREA');
+    expect(wrapper.get('[data-testid="field-title"]').element.tagName).toBe('INPUT');
+    expect(wrapper.get('[data-testid="multiline-body"]').attributes('aria-pressed')).toBe('true');
+    expect(wrapper.find('[data-testid="multiline-at"]').exists()).toBe(false);
+
+    await wrapper.get('[data-testid="multiline-title"]').trigger('click');
+    const title = wrapper.get('[data-testid="field-title"]');
+    expect(title.element.tagName).toBe('TEXTAREA');
+    expect(title.attributes('maxlength')).toBe('80');
+    expect(labelOf(wrapper, 'field-title')).toContain('title');
+    await title.setValue('line one\nline two');
+    expect(lastValue(wrapper)).toMatchObject({ title: 'line one\nline two' });
+
+    await wrapper.get('[data-testid="multiline-body"]').trigger('click');
+    expect(wrapper.get('[data-testid="field-body"]').element.tagName).toBe('INPUT');
+  });
+
+  it('edits a date-time in a local input and emits RFC 3339', async () => {
+    const wrapper = mountForm(schema);
+    const at = wrapper.get('[data-testid="field-at"]');
+    expect(at.attributes('type')).toBe('datetime-local');
+    await at.setValue('2026-03-01T14:30');
+    const sent = (lastValue(wrapper) as { at: string }).at;
+    expect(sent).toMatch(/^2026-03-01T14:30:00(Z|[+-]\d{2}:\d{2})$/);
+    expect(new Date(sent).getTime()).toBe(new Date(2026, 2, 1, 14, 30).getTime());
+    expect(wrapper.get('[data-testid="sent-at"]').text()).toBe(`Sent as ${sent}`);
+    expect((wrapper.get('[data-testid="field-at"]').element as HTMLInputElement).value).toMatch(
+      /^2026-03-01T14:30(:00)?$/,
+    );
+  });
+
+  it('shows a date-time set as JSON in the local input', async () => {
+    const wrapper = mountForm(schema, { at: new Date(2026, 0, 2, 3, 4, 5).toISOString() });
+    expect((wrapper.get('[data-testid="field-at"]').element as HTMLInputElement).value).toBe(
+      '2026-01-02T03:04:05',
+    );
+    await wrapper.setProps({ modelValue: { at: 'next tuesday' } });
+    expect(wrapper.get('[data-testid="sent-at"]').text()).toBe('Not a date-time: next tuesday');
+  });
+
+  it('sends a date as the input gives it, YYYY-MM-DD', async () => {
+    const wrapper = mountForm(schema);
+    await wrapper.get('[data-testid="field-day"]').setValue('2026-02-28');
+    expect(lastValue(wrapper)).toMatchObject({ day: '2026-02-28' });
+  });
+});
+
+describe('SchemaForm $ref and defaults', () => {
+  it('renders a $ref to $defs as its object, prefilled from defaults', () => {
+    const wrapper = mountForm({
+      type: 'object',
+      $defs: {
+        Address: {
+          type: 'object',
+          properties: { city: { type: 'string', default: 'Oslo' }, zip: { type: 'string' } },
+        },
+      },
+      properties: { ship: { $ref: '#/$defs/Address' }, copies: { type: 'integer', default: 2 } },
+    });
+    expect((wrapper.get('[data-testid="field-ship.city"]').element as HTMLInputElement).value).toBe('Oslo');
+    expect((wrapper.get('[data-testid="field-copies"]').element as HTMLInputElement).value).toBe('2');
+  });
+
+  it('renders a recursive schema to a depth and edits the rest as JSON', () => {
+    const wrapper = mountForm({
+      type: 'object',
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: { name: { type: 'string' }, child: { $ref: '#/$defs/Node' } },
+        },
+      },
+      properties: { tree: { $ref: '#/$defs/Node' } },
+    });
+    expect(wrapper.find('[data-testid="field-tree.name"]').exists()).toBe(true);
+    expect(wrapper.find('[data-testid="field-tree.child.name"]').exists()).toBe(true);
+    const textareas = wrapper.findAll('textarea').map((t) => t.attributes('data-testid'));
+    expect(textareas).toHaveLength(1);
+    expect(textareas[0]).toMatch(/^field-tree(\.child)+$/);
+  });
+});
+
+describe('SchemaForm errors', () => {
+  it('shows a problem at its field, marks the input invalid and describes it', () => {
+    const wrapper = mount(SchemaForm, {
+      props: {
+        schema: everyType,
+        modelValue: { message: 'x', email: 'nope' },
+        idPrefix: 'f',
+        errors: { email: 'Not an e-mail address' },
+      },
+    });
+    const email = wrapper.get('[data-testid="field-email"]');
+    expect(email.attributes('aria-invalid')).toBe('true');
+    const error = wrapper.get('[data-testid="error-email"]');
+    expect(error.text()).toBe('Not an e-mail address');
+    expect(email.attributes('aria-describedby')).toContain(error.attributes('id'));
+    expect(wrapper.get('[data-testid="field-message"]').attributes('aria-invalid')).toBeUndefined();
+  });
+});
+
+describe('SchemaForm JSON view shows what is sent', () => {
+  it('leaves out optional fields left empty, as they are sent, and keeps the values across switches', async () => {
+    const wrapper = mountForm(everyType);
+    await wrapper.get('[data-testid="field-message"]').setValue('hi');
+    await wrapper.get('[data-testid="field-count"]').setValue('4');
+    await wrapper.get('[data-testid="mode-json"]').trigger('click');
+    const raw = () =>
+      JSON.parse((wrapper.get('[data-testid="raw-json"]').element as HTMLTextAreaElement).value);
+    expect(raw()).toEqual(parametersFromValue(everyType, lastValue(wrapper) as Record<string, unknown>));
+    expect(raw()).toEqual({ message: 'hi', count: 4, loud: false, unit: 'celsius' });
+
+    await wrapper.get('[data-testid="mode-form"]').trigger('click');
+    expect((wrapper.get('[data-testid="field-count"]').element as HTMLInputElement).value).toBe('4');
+    await wrapper.get('[data-testid="mode-json"]').trigger('click');
+    expect(raw()).toEqual({ message: 'hi', count: 4, loud: false, unit: 'celsius' });
+  });
+
+  it('keeps JSON as typed while it is the value, even where sending would drop a key', async () => {
+    const wrapper = mountForm(everyType);
+    await wrapper.get('[data-testid="mode-json"]').trigger('click');
+    const text = '{"message": "m", "email": ""}';
+    await wrapper.get('[data-testid="raw-json"]').setValue(text);
+    expect((wrapper.get('[data-testid="raw-json"]').element as HTMLTextAreaElement).value).toBe(text);
+    expect(lastValue(wrapper)).toEqual({ message: 'm', email: '' });
   });
 });
