@@ -6,11 +6,12 @@ import ElicitationDialog from '../../extension/tools/ElicitationDialog.vue';
 function elicitation(request: JsonObject, requestId = 'req-1'): ElicitationRequired {
   return {
     status: 'elicitation_required',
+    kind: 'elicitation',
     executionId: 'exec-1',
     requestId,
     request,
     timestamp: '2026-01-01T00:00:00.000Z',
-  };
+  } as ElicitationRequired;
 }
 
 const contactSchema = {
