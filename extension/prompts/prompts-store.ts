@@ -1,24 +1,12 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { JsonObject, PromptGetRequest } from '../../shared/api';
+import type { Prompt, PromptArgument } from '../../shared/mcp';
 import { describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 
-export interface PromptArgument {
-  name: string;
-  title?: string;
-  description?: string;
-  required?: boolean;
-}
-
-export interface Prompt {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments?: PromptArgument[];
-  _meta?: JsonObject;
-}
+export type { Prompt, PromptArgument };
 
 /** The last `prompts/get` of one prompt. */
 export interface PromptRun {

@@ -1,28 +1,12 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { JsonObject } from '../../shared/api';
+import type { Resource, ResourceTemplate } from '../../shared/mcp';
 import { describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 
-export interface Resource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  _meta?: JsonObject;
-}
-
-export interface ResourceTemplate {
-  uriTemplate: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  _meta?: JsonObject;
-}
+export type { Resource, ResourceTemplate };
 
 /** The last read of one URI. The previous result stays while a new read runs, so updates do not flicker. */
 export interface ResourceRead {
@@ -176,10 +160,24 @@ export const useResourcesStore = defineStore('resources', () => {
     }
   }
 
-  /** Shows the URI in the viewer and reads it. */
+  /**
+   * Shows the URI in the viewer and reads it. Reading the URI already shown keeps its result on screen
+   * until the new one arrives; reading another URI starts from nothing, so no earlier result of it (or
+   * of the URI shown before) stands under the new request.
+   */
   function read(uri: string): Promise<void> {
+    if (uri !== selectedUri.value) delete reads.value[uri];
     selectedUri.value = uri;
     return fetchRead(uri);
+  }
+
+  /** Shows a URI of the server, from elsewhere in the panel (a resource link, the popup's deep link). */
+  function open(id: string, uri: string): Promise<void> {
+    if (serverId.value !== id) {
+      reset();
+      serverId.value = id;
+    }
+    return selectResource(uri);
   }
 
   function selectResource(uri: string): Promise<void> {
@@ -235,6 +233,7 @@ export const useResourcesStore = defineStore('resources', () => {
     read,
     selectResource,
     selectTemplate,
+    open,
     subscribe,
     unsubscribe,
   };

@@ -1,7 +1,12 @@
-import type { ElicitationRequired, ExecutionOutcome, JsonObject } from '../../shared/api';
-import { DaemonError } from '../app/daemon-client';
+import type {
+  ElicitationRequired,
+  ElicitationResponse,
+  ExecutionOutcome,
+  JsonObject,
+} from '../../shared/api';
+import { DaemonError, type DaemonClient } from '../app/daemon-client';
 
-/** One tool call as the panel and the popup show it. */
+/** One tool call as the panel, the popup and a widget's host see it. */
 export interface Run {
   toolName: string;
   serverId: string;
@@ -18,6 +23,14 @@ export interface Run {
   progress?: { progress: number; total?: number; message?: string };
   /** Set on a 409: the call that holds the daemon's lock. */
   blockedBy?: { id: string; serverId: string; toolName: string };
+}
+
+export const isActive = (run: Run | null | undefined): boolean =>
+  run?.state === 'running' || run?.state === 'elicitation';
+
+/** A run that has not been sent yet. */
+export function newRun(serverId: string, toolName: string, parameters: Record<string, unknown>): Run {
+  return { serverId, toolName, parameters, startedAt: Date.now(), state: 'running' };
 }
 
 /** Applies an execute or respond answer (200 or 202) to the run. */
@@ -50,5 +63,79 @@ export function failRun(target: Run, error: unknown): void {
     target.error = `Timed out: ${error.message}`;
   } else {
     target.error = (error as Error).message;
+  }
+}
+
+/**
+ * Drives runs through the daemon: execute, answer an elicitation, cancel. The panel, the popup and
+ * widgets each hold their runs (pass the reactive object, so changes after an await reach the view);
+ * this is the one place that talks to `/tools/execute`, `/tools/respond` and `/tools/cancel`.
+ */
+export class ToolRunner {
+  constructor(private readonly client: () => DaemonClient) {}
+
+  /** Sends the run; it ends completed, cancelled, failed, or waiting in `elicitation`. */
+  async execute(target: Run): Promise<void> {
+    const { serverId, toolName, parameters } = target;
+    try {
+      settleRun(target, await this.client().execute({ serverId, toolName, parameters: parameters ?? {} }));
+    } catch (error) {
+      failRun(target, error);
+    }
+  }
+
+  /** Answers the run's elicitation; the daemon replies with the result or the next elicitation. */
+  async respond(target: Run, response: ElicitationResponse): Promise<void> {
+    const elicitation = target.elicitation;
+    if (!elicitation) return;
+    target.state = 'running';
+    target.elicitation = undefined;
+    try {
+      settleRun(target, await this.client().respond(elicitation.requestId, response));
+    } catch (error) {
+      failRun(target, error);
+    }
+  }
+
+  /**
+   * Cancels the run, or the call that blocked it (409): answers `blocker` when that call was cancelled
+   * (the caller drops the failed run), `run` when this one was, `none` when nothing was running.
+   */
+  async cancel(target: Run): Promise<'blocker' | 'run' | 'none'> {
+    try {
+      const client = this.client();
+      const id =
+        target.blockedBy?.id ??
+        target.executionId ??
+        (await client.request<{ activeExecution: { id: string } | null }>('GET', '/tools/active'))
+          .activeExecution?.id;
+      if (!id) return 'none';
+      await client.cancel(id);
+      if (target.blockedBy) return 'blocker';
+      // While an elicitation waits no request of ours is open to answer `cancelled`: settle it here.
+      if (target.state === 'elicitation') settleRun(target, { status: 'cancelled', executionId: id });
+      return 'run';
+    } catch (error) {
+      failRun(target, error);
+      return 'none';
+    }
+  }
+
+  /**
+   * Runs to the end for a caller that wants the result itself (a widget's `callTool`): each
+   * elicitation is put to `ask`, whose answer goes back to the daemon. Rejects with an Error when the
+   * call fails or is cancelled.
+   */
+  async complete(
+    target: Run,
+    ask: (elicitation: ElicitationRequired) => Promise<ElicitationResponse>,
+  ): Promise<JsonObject> {
+    await this.execute(target);
+    while (target.state === 'elicitation' && target.elicitation) {
+      await this.respond(target, await ask(target.elicitation));
+    }
+    if (target.state === 'completed' && target.result) return target.result;
+    if (target.state === 'cancelled') throw new Error(`The call of ${target.toolName} was cancelled`);
+    throw new Error(target.error ?? `The call of ${target.toolName} failed`);
   }
 }

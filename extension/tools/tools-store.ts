@@ -1,21 +1,13 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { ElicitationResponse, JsonObject } from '../../shared/api';
+import type { ElicitationResponse } from '../../shared/api';
+import type { Tool } from '../../shared/mcp';
 import { initialValue, parametersFromValue } from '../forms/forms';
-import { failRun, type Run, settleRun } from './tool-run';
+import { isActive, newRun, type Run, ToolRunner } from './tool-run';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 
-export type Tool = {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: JsonObject;
-  outputSchema?: JsonObject;
-  _meta?: JsonObject;
-};
-
-export type { Run };
+export type { Run, Tool };
 
 /** The selected server's tools, the form values per tool, and the current run with its elicitations. */
 export const useToolsStore = defineStore('tools', () => {
@@ -30,6 +22,8 @@ export const useToolsStore = defineStore('tools', () => {
   const values = ref<Record<string, Record<string, unknown>>>({});
   /** The last run of each tool; the daemon runs one call at a time, so at most one is active. */
   const runs = ref<Record<string, Run>>({});
+  /** A tool to select once the server lists it (a deep link from the popup). */
+  let wanted: { serverId: string; name: string } | null = null;
 
   const filtered = computed(() => {
     const q = query.value.trim().toLowerCase();
@@ -39,7 +33,7 @@ export const useToolsStore = defineStore('tools', () => {
     );
   });
   const selected = computed(() => tools.value.find((t) => t.name === selectedName.value) ?? null);
-  const isActive = (r: Run): boolean => r.state === 'running' || r.state === 'elicitation';
+  const runner = new ToolRunner(requireClient);
   const run = computed(() => (selectedName.value ? (runs.value[selectedName.value] ?? null) : null));
   const activeRun = computed(() => Object.values(runs.value).find(isActive) ?? null);
   const running = computed(() => activeRun.value !== null);
@@ -81,6 +75,8 @@ export const useToolsStore = defineStore('tools', () => {
       const listed = await requireClient().listTools(id);
       if (serverId.value !== id) return;
       tools.value = listed.tools as Tool[];
+      if (wanted?.serverId === id && tools.value.some((t) => t.name === wanted?.name)) select(wanted.name);
+      if (wanted?.serverId === id) wanted = null;
       if (!selectedName.value && tools.value[0]) select(tools.value[0].name);
     } catch (error) {
       listError.value = (error as Error).message;
@@ -89,65 +85,44 @@ export const useToolsStore = defineStore('tools', () => {
     }
   }
 
+  /**
+   * Selects a tool; with parameters (a loaded saved request) they replace the form's values and the
+   * tool's finished result goes, so no result shows under a request that did not produce it.
+   */
   function select(name: string, parameters?: Record<string, unknown>): void {
     selectedName.value = name;
     const tool = tools.value.find((t) => t.name === name);
-    if (parameters) values.value[name] = { ...initialValue(tool?.inputSchema), ...parameters };
-    else values.value[name] ??= initialValue(tool?.inputSchema);
+    if (parameters) {
+      values.value[name] = { ...initialValue(tool?.inputSchema), ...parameters };
+      if (runs.value[name] && !isActive(runs.value[name])) delete runs.value[name];
+    } else values.value[name] ??= initialValue(tool?.inputSchema);
+  }
+
+  /** Selects the tool now if the server's tools are listed, else once they are. */
+  function selectWhenListed(id: string, name: string): void {
+    if (serverId.value === id && tools.value.some((t) => t.name === name)) select(name);
+    else wanted = { serverId: id, name };
   }
 
   async function execute(): Promise<void> {
     const tool = selected.value;
     if (!tool || !serverId.value || running.value) return;
     const parameters = parametersFromValue(tool.inputSchema, currentValue.value);
-    runs.value[tool.name] = {
-      toolName: tool.name,
-      serverId: serverId.value,
-      startedAt: Date.now(),
-      state: 'running',
-      parameters,
-    };
+    runs.value[tool.name] = newRun(serverId.value, tool.name, parameters);
     // The reactive proxy, so updates after the await reach the view.
-    const target = runs.value[tool.name]!;
-    try {
-      settleRun(
-        target,
-        await requireClient().execute({ serverId: serverId.value, toolName: tool.name, parameters }),
-      );
-    } catch (error) {
-      failRun(target, error);
-    }
+    await runner.execute(runs.value[tool.name]!);
   }
 
   async function respond(response: ElicitationResponse): Promise<void> {
-    const target = activeRun.value;
-    const elicitation = target?.elicitation;
-    if (!target || !elicitation) return;
-    target.state = 'running';
-    target.elicitation = undefined;
-    try {
-      settleRun(target, await requireClient().respond(elicitation.requestId, response));
-    } catch (error) {
-      failRun(target, error);
-    }
+    if (activeRun.value) await runner.respond(activeRun.value, response);
   }
 
-  /** Cancels the current run, or the call that blocked it. The waiting request then answers `cancelled`. */
+  /** Cancels the shown run, or the call that blocked it. The waiting request then answers `cancelled`. */
   async function cancel(): Promise<void> {
-    const client = requireClient();
-    const shown = run.value;
-    const id =
-      shown?.blockedBy?.id ??
-      activeRun.value?.executionId ??
-      (await client.request<{ activeExecution: { id: string } | null }>('GET', '/tools/active'))
-        .activeExecution?.id;
-    if (!id) return;
-    try {
-      await client.cancel(id);
-      if (shown?.blockedBy && selectedName.value) delete runs.value[selectedName.value];
-    } catch (error) {
-      if (shown) failRun(shown, error);
-    }
+    const shown = run.value ?? activeRun.value;
+    if (!shown) return;
+    const name = shown.toolName;
+    if ((await runner.cancel(shown)) === 'blocker' && runs.value[name] === shown) delete runs.value[name];
   }
 
   return {
@@ -167,6 +142,7 @@ export const useToolsStore = defineStore('tools', () => {
     currentValue,
     load,
     select,
+    selectWhenListed,
     execute,
     respond,
     cancel,

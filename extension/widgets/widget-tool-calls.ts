@@ -1,6 +1,7 @@
 import { computed, onBeforeUnmount, ref } from 'vue';
 import type { ElicitationRequired, ElicitationResponse, JsonObject } from '../../shared/api';
 import { requireClient, useServersStore } from '../servers/servers-store';
+import { newRun, ToolRunner } from '../tools/tool-run';
 
 /**
  * Tool calls a widget makes (Apps-SDK `callTool`, MCP Apps `tools/call`): run on the widget's server
@@ -13,20 +14,11 @@ export function useWidgetToolCalls(serverId: () => string) {
   const elicitation = ref<ElicitationRequired | null>(null);
   let answer: ((response: ElicitationResponse) => void) | null = null;
   let unmounted = false;
+  const runner = new ToolRunner(requireClient);
 
-  /** Resolves with the MCP call-tool result; rejects with an Error (a cancelled call is one too). */
-  async function callTool(toolName: string, params: Record<string, unknown>): Promise<JsonObject> {
-    const client = requireClient();
-    let outcome = await client.execute({
-      serverId: serverId(),
-      toolName,
-      parameters: params as JsonObject,
-    });
-    while (outcome.status === 'elicitation_required') {
-      outcome = await client.respond(outcome.requestId, await ask(outcome));
-    }
-    if (outcome.status === 'cancelled') throw new Error(`The call of ${toolName} was cancelled`);
-    return outcome.result;
+  /** Resolves with the MCP call-tool result; rejects with an Error (a cancelled or failed call). */
+  function callTool(toolName: string, params: Record<string, unknown>): Promise<JsonObject> {
+    return runner.complete(newRun(serverId(), toolName, params), ask);
   }
 
   function ask(request: ElicitationRequired): Promise<ElicitationResponse> {

@@ -232,8 +232,10 @@ describe('PopupResult', () => {
       },
     });
     expect(wrapper.get('[data-testid="popup-result-error"]').text()).toContain('isError: true');
-    expect(wrapper.get('[data-testid="popup-result-text"]').text()).toBe('Something failed');
-    expect(wrapper.get('[data-testid="popup-result-other"]').text()).toBe('image (image/png)');
+    expect(wrapper.get('[data-testid="content-text"]').text()).toBe('Something failed');
+    expect(wrapper.get('[data-testid="content-image"] img').attributes('src')).toBe(
+      'data:image/png;base64,AAAA',
+    );
     expect(wrapper.get('[data-testid="popup-result-structured"]').text()).toContain('"ok": false');
     expect(wrapper.get('[data-testid="popup-result-note"]').text()).toContain('full inspector');
   });
@@ -243,7 +245,7 @@ describe('PopupResult', () => {
       props: { result: { content: [{ type: 'text', text: '<b>bold</b>' }] } },
     });
     expect(wrapper.find('[data-testid="popup-result-error"]').exists()).toBe(false);
-    expect(wrapper.get('[data-testid="popup-result-text"]').text()).toBe('<b>bold</b>');
+    expect(wrapper.get('[data-testid="content-text"]').text()).toBe('<b>bold</b>');
     expect(wrapper.find('b').exists()).toBe(false);
     expect(wrapper.find('[data-testid="popup-result-note"]').exists()).toBe(false);
   });

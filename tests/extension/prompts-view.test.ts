@@ -90,7 +90,7 @@ describe('PromptMessages', () => {
     expect(messages[1]!.get('img').attributes('src')).toBe(`data:image/png;base64,${PNG}`);
     expect(messages[2]!.get('audio').attributes('src')).toBe('data:audio/wav;base64,UklGRg==');
     expect(messages[3]!.text()).toContain('demo://resource/static/document/a.md');
-    expect(messages[3]!.get('pre').text()).toBe('# A');
+    expect(messages[3]!.get('[data-testid="resource-markdown"]').text()).toBe('A');
     expect(messages[4]!.text()).toContain('demo://b');
     expect(messages[4]!.text()).toContain('The b resource');
   });

@@ -92,8 +92,12 @@ describe('ResultView', () => {
   it('shows a content type it does not know as JSON', () => {
     const item = { type: 'hologram', frames: 3 };
     const wrapper = view({ content: [item, 'not an object'] });
-    expect(wrapper.get('[data-testid="content-hologram"]').text()).toBe(JSON.stringify(item, null, 2));
-    expect(wrapper.get('[data-testid="content-unknown"]').text()).toBe('"not an object"');
+    const hologram = wrapper.get('[data-testid="content-hologram"]');
+    expect(hologram.get('[data-testid="content-unknown-note"]').text()).toContain('"hologram" is not one');
+    expect(hologram.get('[data-testid="content-json"]').text()).toBe(JSON.stringify(item, null, 2));
+    const unknown = wrapper.get('[data-testid="content-unknown"]');
+    expect(unknown.get('[data-testid="content-unknown-note"]').text()).toContain('no type');
+    expect(unknown.get('[data-testid="content-json"]').text()).toBe('"not an object"');
   });
 
   it('shows the error banner only for an error result', () => {

@@ -5,6 +5,7 @@ import ToolsView from '../../extension/tools/ToolsView.vue';
 import { localStorageStore } from '../../extension/app/key-value-store';
 import { PLATFORM, type Platform } from '../../extension/app/platform';
 import { type Tool, useToolsStore } from '../../extension/tools/tools-store';
+import { hintBadges, isSafeIconSrc, pickIcon } from '../../extension/tools/tool-display';
 
 const platform: Platform = {
   kind: 'web',
@@ -20,24 +21,27 @@ const tool = (name: string, description: string): Tool => ({
   inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
 });
 
+/** The view unpaired: listing fails, then the list is set as a server would have sent it. */
+async function mountWith(tools: Tool[], name: string) {
+  const wrapper = mount(ToolsView, {
+    props: { serverId: 'everything' },
+    global: { provide: { [PLATFORM as symbol]: platform } },
+    attachTo: document.body,
+  });
+  onTestFinished(() => wrapper.unmount());
+  await flushPromises();
+  const store = useToolsStore();
+  store.tools = tools;
+  store.select(name);
+  await flushPromises();
+  return { wrapper, store };
+}
+
 describe('ToolsView', () => {
   beforeEach(() => setActivePinia(createPinia()));
 
-  /** The view unpaired: listing fails, then the list is set as a server would have sent it. */
-  async function mountView() {
-    const wrapper = mount(ToolsView, {
-      props: { serverId: 'everything' },
-      global: { provide: { [PLATFORM as symbol]: platform } },
-      attachTo: document.body,
-    });
-    onTestFinished(() => wrapper.unmount());
-    await flushPromises();
-    const store = useToolsStore();
-    store.tools = [tool('echo', 'Echoes its text'), tool('add', 'Adds two numbers')];
-    store.select('echo');
-    await flushPromises();
-    return { wrapper, store };
-  }
+  const mountView = () =>
+    mountWith([tool('echo', 'Echoes its text'), tool('add', 'Adds two numbers')], 'echo');
 
   it('lists the tools and selects one by click, from anywhere in its row', async () => {
     const { wrapper, store } = await mountView();
@@ -56,5 +60,102 @@ describe('ToolsView', () => {
     expect(store.selectedName).toBe('add');
     await wrapper.get('ul[aria-label="Tools"]').trigger('click');
     expect(store.selectedName).toBe('add');
+  });
+});
+
+describe('tool titles, annotations and icons', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  const PNG = 'data:image/png;base64,iVBORw0KGgo=';
+  const annotated: Tool = {
+    name: 'delete-file',
+    title: 'Delete a file',
+    description: 'Removes a file',
+    inputSchema: { type: 'object' },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    icons: [
+      { src: 'javascript:alert(1)' },
+      { src: 'http://127.0.0.1:6274/api/mcp/servers/', mimeType: 'image/png' },
+      { src: 'https://example.com/big.png', sizes: ['128x128'] },
+      { src: PNG, mimeType: 'image/png', sizes: ['16x16'] },
+    ],
+  };
+
+  it('shows the title with the name, in the list and the header', async () => {
+    const { wrapper } = await mountWith(
+      [
+        annotated,
+        { name: 'echo', annotations: { title: 'Echo Tool' }, inputSchema: { type: 'object' } },
+        tool('plain', 'No title'),
+      ],
+      'delete-file',
+    );
+    expect(wrapper.get('[data-testid="tool-delete-file"] .tool-name').text()).toBe(
+      'Delete a filedelete-file',
+    );
+    expect(wrapper.get('[data-testid="tool-echo"] .tool-name').text()).toBe('Echo Toolecho');
+    expect(wrapper.get('[data-testid="tool-plain"] .tool-name').text()).toBe('plain');
+    expect(wrapper.get('[data-testid="tool-display-title"]').text()).toBe('Delete a file');
+    expect(wrapper.get('[data-testid="tool-title"]').text()).toBe('delete-file');
+  });
+
+  it('shows the declared hints as badges that explain themselves', async () => {
+    const { wrapper } = await mountWith([annotated], 'delete-file');
+    const hints = wrapper.get('[data-testid="tool-hints"]');
+    expect(hints.findAll('.badge').map((b) => b.text())).toEqual([
+      'writes',
+      'destructive',
+      'idempotent',
+      'closed world',
+    ]);
+    expect(hints.get('[data-testid="hint-destructive"]').attributes('title')).toContain(
+      'delete or overwrite',
+    );
+    expect(hints.get('ul').text()).toContain('nothing checks or enforces them');
+  });
+
+  it('leaves out destructive and idempotent hints of a read-only tool, and shows none without annotations', async () => {
+    expect(
+      hintBadges({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      }).map((b) => b.label),
+    ).toEqual(['read-only', 'open world']);
+    expect(hintBadges(undefined)).toEqual([]);
+    const { wrapper } = await mountWith([tool('plain', 'x')], 'plain');
+    expect(wrapper.find('[data-testid="tool-hints"]').exists()).toBe(false);
+  });
+
+  it('shows only data: and https: icons, without a referrer', async () => {
+    const { wrapper } = await mountWith([annotated], 'delete-file');
+    const listIcon = wrapper.get('[data-testid="tool-delete-file"] [data-testid="tool-icon"]');
+    expect(listIcon.attributes('src')).toBe(PNG);
+    expect(listIcon.attributes('referrerpolicy')).toBe('no-referrer');
+    const headerIcon = wrapper.get('[data-testid="tool-detail-icon"]');
+    expect(headerIcon.attributes('src')).toBe('https://example.com/big.png');
+    expect(headerIcon.attributes('referrerpolicy')).toBe('no-referrer');
+    expect(wrapper.html()).not.toContain('127.0.0.1');
+    expect(wrapper.html()).not.toContain('javascript:');
+  });
+
+  it('accepts icon sources by scheme and image type only', () => {
+    expect(isSafeIconSrc('https://example.com/i.svg')).toBe(true);
+    expect(isSafeIconSrc('data:image/svg+xml;base64,PHN2Zz4=')).toBe(true);
+    expect(isSafeIconSrc('data:text/html;base64,PGI+')).toBe(false);
+    expect(isSafeIconSrc('http://localhost:6274/x.png')).toBe(false);
+    expect(isSafeIconSrc('/relative.png')).toBe(false);
+    expect(isSafeIconSrc('javascript:alert(1)')).toBe(false);
+    expect(
+      pickIcon(
+        [
+          { src: 'https://a/light.png', theme: 'light' },
+          { src: 'https://a/dark.png', theme: 'dark' },
+        ],
+        'dark',
+      )?.src,
+    ).toBe('https://a/dark.png');
+    expect(pickIcon([{ src: 'ftp://a/x.png' }])).toBeUndefined();
   });
 });
