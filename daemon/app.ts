@@ -83,6 +83,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     connectTimeoutMs: options.connectTimeoutMs,
     maxMessageBytes: options.maxMessageBytes,
     onElicitation: executions.handleElicitation,
+    onSampling: executions.handleSampling,
     onStatus: (server) => publish({ type: 'server-status', server }),
     onNotification: (serverId, method, params) =>
       publish({ type: 'notification', serverId, method, ...(params && { params }) }),

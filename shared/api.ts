@@ -43,11 +43,22 @@ export interface ExecutionCompleted {
   result: JsonObject;
 }
 
+/** What a server asks of the person during a call: `elicitation/create` or `sampling/createMessage`. */
+export type InputRequestKind = 'elicitation' | 'sampling';
+
 export interface ElicitationRequired {
   status: 'elicitation_required';
+  /**
+   * `elicitation`: answer with `{ action, content? }` as MCP's ElicitResult. `sampling`: accept with the
+   * CreateMessageResult as `content` (`{ role, content, model, stopReason? }`), or decline/cancel to reject.
+   */
+  kind: InputRequestKind;
   executionId: string;
   requestId: string;
-  /** The MCP `elicitation/create` params: message, requestedSchema (form) or url (url mode). */
+  /**
+   * The server's params: for `elicitation`, message and requestedSchema (form) or url (url mode); for
+   * `sampling`, messages, systemPrompt, maxTokens, modelPreferences, tools….
+   */
   request: JsonObject;
   timestamp: string;
 }

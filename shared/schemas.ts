@@ -42,6 +42,26 @@ export const respondRequestSchema = {
   },
 } as const;
 
+const samplingContent = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: nonEmpty },
+} as const;
+
+/** The person's reply to `sampling/createMessage`: MCP's CreateMessageResult. */
+export const samplingAnswerSchema = {
+  type: 'object',
+  required: ['role', 'content', 'model'],
+  properties: {
+    role: { enum: ['user', 'assistant'] },
+    content: {
+      oneOf: [samplingContent, { type: 'array', minItems: 1, items: samplingContent }],
+    },
+    model: nonEmpty,
+    stopReason: { type: 'string' },
+  },
+} as const;
+
 export const cancelRequestSchema = {
   type: 'object',
   required: ['executionId'],
@@ -75,6 +95,27 @@ export const LOGGING_LEVELS = [
   'alert',
   'emergency',
 ] as const;
+
+export const rootsRequestSchema = {
+  type: 'object',
+  required: ['roots'],
+  additionalProperties: false,
+  properties: {
+    roots: {
+      type: 'array',
+      maxItems: 100,
+      items: {
+        type: 'object',
+        required: ['uri'],
+        additionalProperties: false,
+        properties: {
+          uri: { type: 'string', pattern: '^file://', maxLength: 4096 },
+          name: { type: 'string', maxLength: 200 },
+        },
+      },
+    },
+  },
+} as const;
 
 export const loggingLevelRequestSchema = {
   type: 'object',
@@ -198,6 +239,43 @@ export const widgetStoreRequestSchema = {
         displayMode: { enum: DISPLAY_MODES },
         maxHeight: { type: ['number', 'null'], minimum: 0 },
         widgetState: {},
+        // The host's device preview: the insets it leaves clear, the device type and its input.
+        safeArea: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['insets'],
+          properties: {
+            insets: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['top', 'bottom', 'left', 'right'],
+              properties: {
+                top: { type: 'number', minimum: 0 },
+                bottom: { type: 'number', minimum: 0 },
+                left: { type: 'number', minimum: 0 },
+                right: { type: 'number', minimum: 0 },
+              },
+            },
+          },
+        },
+        userAgent: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['device', 'capabilities'],
+          properties: {
+            device: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['type'],
+              properties: { type: { enum: ['desktop', 'mobile', 'tablet', 'unknown'] } },
+            },
+            capabilities: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { hover: { type: 'boolean' }, touch: { type: 'boolean' } },
+            },
+          },
+        },
       },
     },
   },

@@ -17,6 +17,12 @@ export interface RemoteServerConfig {
 
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 
+/** A root the client offers a server (`roots/list`): a `file://` URI, with a name to show. */
+export interface Root {
+  uri: string;
+  name?: string;
+}
+
 export type ServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error';
 
 export interface ServerRecord {
@@ -37,6 +43,8 @@ export interface ServerRecord {
   protocolVersion?: string;
   /** How to use the server, as it told clients in its `initialize` result. */
   instructions?: string;
+  /** The roots offered to the server (`PUT /servers/:id/roots`), kept in the registry. */
+  roots?: Root[];
   /** The level set with `POST /servers/:id/logging-level`, kept across reconnects. */
   loggingLevel?: LoggingLevel;
 }
@@ -57,6 +65,8 @@ export interface McpServersEntry {
   transport?: string;
   url?: string;
   headers?: Record<string, string>;
+  /** The inspector's own field: the roots it offers this server. Other clients ignore it. */
+  roots?: Root[];
 }
 
 export interface McpServersFile {

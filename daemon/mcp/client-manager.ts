@@ -1,4 +1,4 @@
-import type { ServerConfig, ServerRecord } from '../../shared/servers.ts';
+import type { Root, ServerConfig, ServerRecord } from '../../shared/servers.ts';
 import { notFound } from '../errors.ts';
 import {
   readRegistry,
@@ -40,8 +40,10 @@ export class ClientManager {
   /** Adds or replaces a server; a replaced server's connection is closed. Returns whether it was new. */
   async put(servers: StoredServer[]): Promise<void> {
     for (const server of servers) {
-      await this.connections.get(server.id)?.disconnect();
-      this.add(server);
+      const existing = this.connections.get(server.id);
+      await existing?.disconnect();
+      // Roots are the inspector's setting for the server, not part of its config: a new config keeps them.
+      this.add({ ...server, roots: server.roots ?? existing?.rootList });
     }
     await this.save();
   }
@@ -50,6 +52,12 @@ export class ClientManager {
     const connection = this.get(id);
     this.connections.delete(id);
     await connection.disconnect();
+    await this.save();
+  }
+
+  /** Replaces a server's roots, tells it if connected, and persists them. */
+  async setRoots(id: string, roots: Root[]): Promise<void> {
+    await this.get(id).setRoots(roots);
     await this.save();
   }
 
@@ -63,12 +71,20 @@ export class ClientManager {
   }
 
   private add(server: StoredServer): void {
-    this.connections.set(server.id, new ServerConnection(server.id, server.name, server.config, this.deps));
+    this.connections.set(
+      server.id,
+      new ServerConnection(server.id, server.name, server.config, this.deps, server.roots),
+    );
   }
 
   /** Writes are chained so two quick changes never race on the file. */
   private save(): Promise<void> {
-    const servers = [...this.connections.values()].map(({ id, name, config }) => ({ id, name, config }));
+    const servers = [...this.connections.values()].map(({ id, name, config, rootList }) => ({
+      id,
+      name,
+      config,
+      ...(rootList.length && { roots: rootList }),
+    }));
     this.saving = this.saving.catch(() => {}).then(() => writeRegistry(this.registryFile, servers));
     return this.saving;
   }

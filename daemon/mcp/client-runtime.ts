@@ -8,7 +8,13 @@ import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
 export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-export { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+export {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 export { describeExit, explainConnectError, failureText, stderrSuffix } from './connect-error.ts';
 export { createTransport } from './transports/create-transport.ts';
 export { LoggingTransport } from './transports/logging-transport.ts';

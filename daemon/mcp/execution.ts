@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ElicitationResponse, ExecutionOutcome, JsonObject } from '../../shared/api.ts';
+import type {
+  ElicitationResponse,
+  ExecutionOutcome,
+  InputRequestKind,
+  JsonObject,
+} from '../../shared/api.ts';
+import { samplingAnswerSchema } from '../../shared/schemas.ts';
 import { HttpError, notFound, TimeoutError } from '../errors.ts';
+import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
 import type { ServerConnection } from './server-connection.ts';
 
@@ -12,13 +19,25 @@ export interface ExecutionLimits {
   elicitationTimeoutMs: number;
 }
 
+/** A request from the server that waits for the person at the inspector: elicitation or sampling. */
 interface PendingElicitation {
+  kind: InputRequestKind;
   requestId: string;
   request: JsonObject;
   timestamp: string;
   delivered: boolean;
-  answer: (result: ElicitResult) => void;
+  /** Settles the server's request with the person's answer; cancel when nobody answers. */
+  answer: (response: ElicitationResponse) => void;
   timer: NodeJS.Timeout;
+}
+
+/** MCP's error for a sampling request the user rejected (the spec's example code, -1). */
+export class SamplingRejected extends Error {
+  override name = 'McpError';
+  readonly code = -1;
+  constructor(action: string) {
+    super(`The user ${action === 'decline' ? 'rejected' : 'cancelled'} the sampling request`);
+  }
 }
 
 class Cancelled extends Error {}
@@ -82,6 +101,7 @@ class Execution {
           elicitation.delivered = true;
           resolve({
             status: 'elicitation_required',
+            kind: elicitation.kind,
             executionId: this.id,
             requestId: elicitation.requestId,
             request: elicitation.request,
@@ -176,13 +196,16 @@ export class ExecutionManager {
     const index = execution.pending.findIndex((p) => p.requestId === requestId);
     const pending = execution.pending[index];
     if (!pending) throw notFound(`No pending elicitation has requestId "${requestId}"`);
+    if (pending.kind === 'sampling' && response.action === 'accept') {
+      // The reply goes to the server as its CreateMessageResult: it must be one. The request stays open.
+      const problems = problemsOf(samplingAnswerSchema, response.content ?? {});
+      if (problems.length) {
+        throw invalidRequest(problems.map((p) => ({ ...p, path: `response.content.${p.path}` })));
+      }
+    }
     execution.pending.splice(index, 1);
     clearTimeout(pending.timer);
-    pending.answer(
-      response.action === 'accept'
-        ? { action: 'accept', content: (response.content ?? {}) as ElicitResult['content'] }
-        : { action: response.action },
-    );
+    pending.answer(response);
     execution.armTimer();
     return execution.next();
   }
@@ -197,22 +220,54 @@ export class ExecutionManager {
   }
 
   /** The elicitation handler of every connection: queues the request on the execution of that server. */
-  handleElicitation = (serverId: string, request: JsonObject, signal: AbortSignal): Promise<ElicitResult> => {
+  handleElicitation = (serverId: string, request: JsonObject, signal: AbortSignal): Promise<ElicitResult> =>
+    this.ask('elicitation', serverId, request, signal, (response, resolve) =>
+      resolve(
+        response.action === 'accept'
+          ? { action: 'accept', content: (response.content ?? {}) as ElicitResult['content'] }
+          : { action: response.action },
+      ),
+    );
+
+  /**
+   * The sampling handler of every connection: `sampling/createMessage` during a tool call goes to the
+   * person like an elicitation, who writes the reply (accept, with a CreateMessageResult as content) or
+   * rejects it. Outside a call of that server nobody can answer, and the server hears so.
+   */
+  handleSampling = (serverId: string, request: JsonObject, signal: AbortSignal): Promise<JsonObject> =>
+    this.ask<JsonObject>('sampling', serverId, request, signal, (response, resolve, reject) => {
+      if (response.action === 'accept') resolve(response.content ?? {});
+      else reject(new SamplingRejected(response.action));
+    });
+
+  private ask<T>(
+    kind: InputRequestKind,
+    serverId: string,
+    request: JsonObject,
+    signal: AbortSignal,
+    settle: (
+      response: ElicitationResponse,
+      resolve: (value: T) => void,
+      reject: (error: Error) => void,
+    ) => void,
+  ): Promise<T> {
     const execution = this.active;
     if (!execution || execution.serverId !== serverId || execution.finished) {
-      return Promise.resolve({ action: 'cancel' });
+      return new Promise((resolve, reject) => settle({ action: 'cancel' }, resolve, reject));
     }
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const answer = (response: ElicitationResponse) => settle(response, resolve, reject);
       const pending: PendingElicitation = {
+        kind,
         requestId: randomUUID(),
         request,
         timestamp: new Date().toISOString(),
         delivered: false,
-        answer: resolve,
+        answer,
         timer: setTimeout(() => {
           const index = execution.pending.indexOf(pending);
           if (index >= 0) execution.pending.splice(index, 1);
-          resolve({ action: 'cancel' });
+          answer({ action: 'cancel' });
           execution.armTimer();
         }, this.limits.elicitationTimeoutMs),
       };
@@ -232,6 +287,7 @@ export class ExecutionManager {
         toolName: execution.toolName,
         elicitation: {
           status: 'elicitation_required',
+          kind,
           executionId: execution.id,
           requestId: pending.requestId,
           request,
@@ -239,7 +295,7 @@ export class ExecutionManager {
         },
       });
     });
-  };
+  }
 
   private release(execution: Execution): void {
     if (this.active === execution) this.active = undefined;

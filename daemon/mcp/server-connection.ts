@@ -1,11 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ElicitResult, JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CreateMessageResult,
+  ElicitResult,
+  JSONRPCNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, LoggingLevel, ToolsListResponse } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
-import type { ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
+import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
 import { maskConfig } from '../servers/secrets.ts';
@@ -23,10 +27,18 @@ export type ElicitationHandler = (
   signal: AbortSignal,
 ) => Promise<ElicitResult>;
 
+/** Answers a server's `sampling/createMessage` with a CreateMessageResult, or rejects it. */
+export type SamplingHandler = (
+  serverId: string,
+  params: JsonObject,
+  signal: AbortSignal,
+) => Promise<JsonObject>;
+
 export interface ConnectionDeps {
   bus: LogBus;
   connectTimeoutMs: number;
   onElicitation: ElicitationHandler;
+  onSampling: SamplingHandler;
   onStatus?: (record: ServerRecord) => void;
   /** Every notification the server sends (logging messages, list_changed, resources/updated, …). */
   onNotification?: (serverId: string, method: string, params: JsonObject | undefined) => void;
@@ -107,6 +119,8 @@ export class ServerConnection {
   private readonly secrets: string[];
   private readonly redactEntry?: Redactor;
   private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion' | 'instructions'>;
+  /** The roots this client offers the server (`roots/list`), set per server in the panel. */
+  private roots: Root[];
   /** The level last set with `logging/setLevel`: sent again after each reconnect. */
   private loggingLevel?: LoggingLevel;
   /** Tool name → `_meta`, refreshed by every tools/list and dropped on `list_changed`. */
@@ -117,7 +131,9 @@ export class ServerConnection {
     readonly name: string,
     readonly config: ServerConfig,
     private readonly deps: ConnectionDeps,
+    roots: Root[] = [],
   ) {
+    this.roots = roots;
     this.secrets = secretsOf(config);
     // The log is shown and exported: a server echoing its own key must not put it there. The bus redacts
     // an entry once somebody reads it.
@@ -138,6 +154,7 @@ export class ServerConnection {
     if (this.lastError) record.lastError = this.lastError;
     if (this.initResult) Object.assign(record, this.initResult);
     if (this.loggingLevel) record.loggingLevel = this.loggingLevel;
+    if (this.roots.length) record.roots = this.roots;
     return record;
   }
 
@@ -164,6 +181,19 @@ export class ServerConnection {
       this.closing = false;
     }
     this.setStatus('disconnected');
+  }
+
+  get rootList(): Root[] {
+    return this.roots;
+  }
+
+  /** Replaces the roots; a connected server hears `notifications/roots/list_changed`. */
+  async setRoots(roots: Root[]): Promise<void> {
+    this.roots = roots;
+    this.deps.onStatus?.(this.record());
+    await this.client?.sendRootsListChanged().catch((error: unknown) => {
+      this.deps.debug?.(`${this.id}: roots/list_changed failed: ${String(error)}`);
+    });
   }
 
   /** Sends `logging/setLevel`; once the server accepts it, the level is kept and sent again on reconnect. */
@@ -238,7 +268,9 @@ export class ServerConnection {
     this.setStatus('connecting');
     const {
       Client,
+      CreateMessageRequestSchema,
       ElicitRequestSchema,
+      ListRootsRequestSchema,
       createTransport,
       explainConnectError,
       LoggingTransport,
@@ -247,6 +279,9 @@ export class ServerConnection {
     const client = new Client(CLIENT_INFO, {
       capabilities: {
         elicitation: { form: { applyDefaults: true }, url: {} },
+        // The person at the inspector writes the reply to a sampling request.
+        sampling: {},
+        roots: { listChanged: true },
         // MCP Apps: servers may offer their UI tools only to clients that declare the extension.
         extensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_CAPABILITY },
       },
@@ -254,6 +289,19 @@ export class ServerConnection {
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
       this.deps.onElicitation(this.id, request.params as JsonObject, extra.signal),
     );
+    client.setRequestHandler(
+      CreateMessageRequestSchema,
+      // The reply was checked against CreateMessageResult when the person sent it (respond).
+      (request, extra) =>
+        this.deps.onSampling(
+          this.id,
+          request.params as JsonObject,
+          extra.signal,
+        ) as Promise<CreateMessageResult>,
+    );
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: this.roots.map((root) => ({ ...root })),
+    }));
     // Most notifications are taken before the SDK sees them (divertNotification); the rest end here.
     client.fallbackNotificationHandler = async (notification) => {
       this.onServerNotification(notification.method, notification.params as JsonObject | undefined);

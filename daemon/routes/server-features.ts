@@ -5,13 +5,18 @@ import type {
   LoggingLevelRequest,
   PingResponse,
 } from '../../shared/api.ts';
-import { completeRequestSchema, loggingLevelRequestSchema } from '../../shared/schemas.ts';
+import {
+  completeRequestSchema,
+  loggingLevelRequestSchema,
+  rootsRequestSchema,
+} from '../../shared/schemas.ts';
+import type { Root } from '../../shared/servers.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 
 /**
  * Client features of MCP beyond tools, resources and prompts: `ping` with its round trip,
- * `logging/setLevel`, and `completion/complete`. Results pass through as the server sent them; a server
+ * `logging/setLevel`, the roots offered to a server, and `completion/complete`. Results pass through as the server sent them; a server
  * without the capability answers with its own error (502 with `mcpError`).
  */
 export function serverFeaturesRouter(manager: ClientManager): Router {
@@ -32,6 +37,12 @@ export function serverFeaturesRouter(manager: ClientManager): Router {
     const body = validate<LoggingLevelRequest>(loggingLevelRequestSchema, req.body);
     await connection.setLoggingLevel(body.level);
     res.json(connection.record());
+  });
+
+  router.put('/servers/:id/roots', async (req, res) => {
+    const { roots } = validate<{ roots: Root[] }>(rootsRequestSchema, req.body);
+    await manager.setRoots(req.params.id, roots);
+    res.json(manager.get(req.params.id).record());
   });
 
   router.post('/completions/complete', async (req, res) => {

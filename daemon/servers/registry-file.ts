@@ -5,6 +5,7 @@ import {
   configFromEntry,
   entryFromConfig,
   type McpServersFile,
+  type Root,
   SERVER_ID_PATTERN,
   type ServerConfig,
 } from '../../shared/servers.ts';
@@ -13,6 +14,8 @@ export interface StoredServer {
   id: string;
   name: string;
   config: ServerConfig;
+  /** Kept only in the daemon's own registry, not taken from an imported file. */
+  roots?: Root[];
 }
 
 const ID = new RegExp(SERVER_ID_PATTERN);
@@ -71,7 +74,21 @@ export async function readRegistry(file: string): Promise<StoredServer[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return parseMcpServers(JSON.parse(text), file);
+  const json: unknown = JSON.parse(text);
+  const entries = (json as Partial<McpServersFile>).mcpServers ?? {};
+  // The roots are the daemon's own field: read back from its registry, never from imports.
+  return parseMcpServers(json, file).map((server) => {
+    const roots = rootsOf(entries[server.id]?.roots);
+    return roots.length ? { ...server, roots } : server;
+  });
+}
+
+/** The well-formed roots of a registry entry; anything else in the field is dropped. */
+function rootsOf(value: unknown): Root[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((root): root is Root => typeof root?.uri === 'string' && root.uri.length > 0)
+    .map((root) => (typeof root.name === 'string' ? { uri: root.uri, name: root.name } : { uri: root.uri }));
 }
 
 /** Flushes a folder's entries (a rename in it) to disk; not every platform can open a folder for that. */
@@ -95,7 +112,12 @@ async function syncFolder(folder: string): Promise<void> {
  */
 export async function writeRegistry(file: string, servers: StoredServer[]): Promise<void> {
   const body: McpServersFile = {
-    mcpServers: Object.fromEntries(servers.map((s) => [s.id, entryFromConfig(s.name, s.id, s.config)])),
+    mcpServers: Object.fromEntries(
+      servers.map((s) => [
+        s.id,
+        { ...entryFromConfig(s.name, s.id, s.config), ...(s.roots?.length && { roots: s.roots }) },
+      ]),
+    ),
   };
   const folder = dirname(file);
   await mkdir(folder, { recursive: true, mode: 0o700 });

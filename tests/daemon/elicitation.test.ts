@@ -33,6 +33,7 @@ describe('elicitation', () => {
     expect(asked.status).toBe(202);
     expect(asked.body).toEqual({
       status: 'elicitation_required',
+      kind: 'elicitation',
       executionId: expect.any(String),
       requestId: expect.any(String),
       request: expect.objectContaining({
