@@ -23,19 +23,41 @@ export function pairingProblem(error: unknown, url: string): string {
   return (error as Error).message;
 }
 
-/** The daemon URL, token and health: paired once, kept in storage. */
+/** What the app says when the daemon stops accepting the stored token. */
+export function refusedProblem(url: string): string {
+  return (
+    `The daemon at ${url} no longer accepts the saved token: it was probably restarted with a new one ` +
+    '(another data folder, --token or INSPECTOR_TOKEN). Paste the token it printed at start and connect again.'
+  );
+}
+
+/**
+ * The daemon URL, token and health: paired once, kept in storage. A stored pairing whose token the
+ * daemon refuses (401) counts as unpaired: `refused` is set and the app asks for the new token.
+ */
 export const useConnectionStore = defineStore('connection', () => {
   const pairing = ref<Pairing | null>(null);
   const health = ref<HealthResponse | null>(null);
   const problem = ref<string | null>(null);
   const checking = ref(false);
   const loaded = ref(false);
+  /** The daemon answered 401 to the stored token. */
+  const refused = ref(false);
   let platform: Platform | undefined;
 
   const client = computed(() =>
-    pairing.value ? new DaemonClient(pairing.value.url, pairing.value.token) : null,
+    pairing.value
+      ? new DaemonClient(pairing.value.url, pairing.value.token, { onUnauthorized: markRefused })
+      : null,
   );
-  const paired = computed(() => pairing.value !== null);
+  const paired = computed(() => pairing.value !== null && !refused.value);
+
+  function markRefused(): void {
+    if (!pairing.value) return;
+    refused.value = true;
+    health.value = null;
+    problem.value = refusedProblem(pairing.value.url);
+  }
 
   async function load(from: Platform): Promise<void> {
     platform = from;
@@ -44,14 +66,22 @@ export const useConnectionStore = defineStore('connection', () => {
     if (pairing.value) await refreshHealth();
   }
 
+  /**
+   * Asks the daemon for its health and, as health needs no token, checks the token with an authenticated
+   * call: a daemon restarted with a new token answers health but refuses everything else.
+   */
   async function refreshHealth(): Promise<void> {
-    if (!client.value) return;
+    const current = client.value;
+    if (!current) return;
     try {
-      health.value = await client.value.health();
+      const answer = await current.health();
+      await current.listServers();
+      health.value = answer;
       problem.value = null;
     } catch (error) {
       health.value = null;
-      problem.value = pairingProblem(error, pairing.value?.url ?? '');
+      if (error instanceof DaemonError && error.status === 401) markRefused();
+      else problem.value = pairingProblem(error, pairing.value?.url ?? '');
     }
   }
 
@@ -74,6 +104,7 @@ export const useConnectionStore = defineStore('connection', () => {
       health.value = await candidate.health();
       await candidate.listServers();
       pairing.value = { url: cleanUrl, token: token.trim() };
+      refused.value = false;
       await platform.store.set(STORAGE_KEY, pairing.value);
       return true;
     } catch (error) {
@@ -87,8 +118,22 @@ export const useConnectionStore = defineStore('connection', () => {
   async function unpair(): Promise<void> {
     pairing.value = null;
     health.value = null;
+    refused.value = false;
     await platform?.store.remove(STORAGE_KEY);
   }
 
-  return { pairing, health, problem, checking, loaded, client, paired, load, refreshHealth, pair, unpair };
+  return {
+    pairing,
+    health,
+    problem,
+    checking,
+    loaded,
+    refused,
+    client,
+    paired,
+    load,
+    refreshHealth,
+    pair,
+    unpair,
+  };
 });

@@ -24,11 +24,17 @@ export class DaemonError extends Error {
   }
 }
 
+export interface DaemonClientOptions {
+  /** Called when the daemon answers 401: it no longer accepts this token (restarted with a new one). */
+  onUnauthorized?(): void;
+}
+
 /** The one module that talks to the daemon: it adds the token and turns error bodies into DaemonError. */
 export class DaemonClient {
   constructor(
     readonly baseUrl: string,
     private readonly token: string,
+    private readonly options: DaemonClientOptions = {},
   ) {}
 
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
@@ -60,6 +66,7 @@ export class DaemonClient {
       });
     }
     const text = await response.text();
+    if (response.status === 401) this.options.onUnauthorized?.();
     if (!response.ok) throw new DaemonError(response.status, errorBody(text, response.status));
     return text;
   }
