@@ -4,11 +4,24 @@ import '../ui/theme.css';
 import '../ui/split-view.css';
 import { PLATFORM, type Platform } from './platform';
 
+/**
+ * The panel set DevTools' own theme already; elsewhere the page follows the system's, also when it
+ * changes while the page is open.
+ */
+function followSystemTheme(): void {
+  const html = document.documentElement;
+  if (html.dataset.theme) return;
+  const dark = matchMedia('(prefers-color-scheme: dark)');
+  const apply = (): void => {
+    html.dataset.theme = dark.matches ? 'dark' : 'light';
+  };
+  apply();
+  dark.addEventListener('change', apply);
+}
+
 /** Mounts one of the app's roots with its platform: the same app runs in the panel, options and web page. */
 export function mountApp(root: Component, platform: Platform, selector = '#app'): void {
-  const html = document.documentElement;
-  // The panel set DevTools' own theme already; elsewhere follow the system.
-  html.dataset.theme ??= matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  followSystemTheme();
   const app = createApp(root);
   app.use(createPinia());
   app.provide(PLATFORM, platform);

@@ -1,0 +1,352 @@
+import { mkdir } from 'node:fs/promises';
+import type { Browser, Frame, Page } from 'puppeteer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDaemon, type TestDaemon } from '../daemon/helpers.ts';
+import { launchBrowser } from './support/browser.ts';
+import { EVERYTHING_COMMAND, startDaemonForExtension, startDaemonWithWebPage } from './support/daemon.ts';
+import { type ExtensionBrowser } from './support/browser.ts';
+import { launchWithDevTools, openMcpPanel } from './support/devtools.ts';
+import { byTestId, PanelPage, waitForText } from './support/pages.ts';
+import { WEB_DIR } from './support/paths.ts';
+
+const SHOTS = '/tmp/shots-layout';
+const HEIGHT = 560;
+/** The header cells the log keeps at each width. */
+const ESSENTIAL_COLUMNS = ['Time', 'Server', '⇄', 'Method', 'Status', 'Latency'];
+
+async function shot(page: Page, name: string): Promise<void> {
+  await mkdir(SHOTS, { recursive: true });
+  await page.bringToFront();
+  await page.screenshot({ path: `${SHOTS}/${name}.png` });
+}
+
+/** What the tests measure of the app's layout, in the page or the DevTools panel's frame. */
+interface Geometry {
+  innerWidth: number;
+  innerHeight: number;
+  scrollHeight: number;
+  scrollWidth: number;
+  sidebar: DOMRect | null;
+  main: DOMRect | null;
+  detail: DOMRect | null;
+}
+
+function geometry(target: Page | Frame): Promise<Geometry> {
+  return target.evaluate(() => {
+    const rect = (sel: string) => document.querySelector(sel)?.getBoundingClientRect().toJSON() ?? null;
+    const root = document.scrollingElement!;
+    return {
+      innerWidth,
+      innerHeight,
+      scrollHeight: root.scrollHeight,
+      scrollWidth: root.scrollWidth,
+      sidebar: rect('#server-sidebar'),
+      main: rect('main'),
+      detail: rect('section.split-detail'),
+    };
+  });
+}
+
+/** The log's header cells that are shown and fit inside the log. */
+function visibleColumns(target: Page | Frame): Promise<string[]> {
+  return target.$$eval('[role="grid"] [role="columnheader"]', (cells) => {
+    const grid = cells[0]?.closest('[role="grid"]')?.getBoundingClientRect();
+    return cells
+      .filter((cell) => {
+        const box = cell.getBoundingClientRect();
+        return box.width > 0 && grid !== undefined && box.left >= grid.left && box.right <= grid.right + 0.5;
+      })
+      .map((cell) => (cell as HTMLElement).innerText.trim());
+  });
+}
+
+describe('the inspector web page at 420, 700 and 1400 px', () => {
+  let browser: Browser;
+  let daemon: TestDaemon;
+  let web: PanelPage;
+  let failure = '';
+
+  beforeAll(async () => {
+    daemon = await startDaemonWithWebPage();
+    await daemon.api('PUT', '/api/mcp/servers/everything', {
+      name: 'everything',
+      config: { transport: 'stdio', ...EVERYTHING_COMMAND },
+    });
+    await daemon.api('PUT', '/api/mcp/servers/broken', {
+      name: 'broken',
+      config: { transport: 'stdio', command: 'inspector-no-such-command', args: ['--an-argument'] },
+    });
+    await daemon.api('POST', '/api/mcp/servers/broken/connect');
+    failure = (await daemon.api('GET', '/api/mcp/servers/broken')).body.lastError;
+    browser = await launchBrowser();
+    web = await PanelPage.open(browser, `${daemon.url}/`);
+    await web.pair(daemon.url, daemon.token);
+    await web.waitUntilPaired();
+    await web.connect('everything');
+    await web.selectTool('echo');
+    await web.fill('message', 'layout');
+    await web.run();
+    await web.resultWith('Echo: layout');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.close();
+  });
+
+  for (const width of [420, 700, 1400]) {
+    it(`fits ${width} px: no page scroll, each pane scrolls on its own, a wide detail and the log's columns`, async () => {
+      const { page } = web;
+      await page.setViewport({ width, height: HEIGHT });
+      await web.openTab('tools');
+      await web.selectServer('everything');
+      await web.selectTool('echo');
+      await web.page.waitForSelector(byTestId('saved-title'));
+
+      const g = await geometry(page);
+      expect(g.innerWidth).toBe(width);
+      expect(g.scrollHeight).toBe(g.innerHeight);
+      expect(g.scrollWidth).toBe(g.innerWidth);
+      expect(g.detail!.width).toBeGreaterThanOrEqual(Math.min(360, width - 20));
+      expect(g.detail!.right).toBeLessThanOrEqual(width);
+      if (width < 640) {
+        // Stacked: the server list above the views, full width.
+        expect(g.sidebar!.bottom).toBeLessThanOrEqual(g.main!.top + 1);
+        expect(g.main!.width).toBe(width);
+      } else {
+        expect(g.sidebar!.right).toBeLessThanOrEqual(g.main!.left + 3);
+      }
+
+      // The wheel over the detail scrolls the detail, never the page.
+      const detail = await page.$eval('section.split-detail', (el) => ({
+        overflow: el.scrollHeight - el.clientHeight,
+      }));
+      expect(detail.overflow).toBeGreaterThan(0);
+      const box = g.detail!;
+      await page.mouse.move(box.left + box.width / 2, box.top + Math.min(box.height / 2, 60));
+      await page.mouse.wheel({ deltaY: 2000 });
+      await page.waitForFunction(() => document.querySelector('section.split-detail')!.scrollTop > 0);
+      expect(await page.evaluate(() => document.scrollingElement!.scrollTop)).toBe(0);
+      expect(await page.evaluate(() => document.querySelector('main')!.getBoundingClientRect().top)).toBe(
+        g.main!.top,
+      );
+      await shot(page, `web-${width}-tools`);
+
+      await web.openTab('logs');
+      await page.waitForSelector(byTestId('log-row'));
+      const columns = await visibleColumns(page);
+      expect(columns).toEqual(expect.arrayContaining(ESSENTIAL_COLUMNS));
+      if (width >= 1400) expect(columns).toContain('ID');
+      // Every visible cell of a row ends inside the log.
+      const overflowing = await page.$eval(byTestId('log-scroller'), (scroller) => {
+        const right = scroller.getBoundingClientRect().right;
+        return Array.from(scroller.querySelectorAll<HTMLElement>('[role="gridcell"]'))
+          .filter((cell) => cell.offsetWidth > 0 && cell.getBoundingClientRect().right > right + 0.5)
+          .map((cell) => cell.className);
+      });
+      expect(overflowing).toEqual([]);
+      expect((await geometry(page)).scrollHeight).toBe(HEIGHT);
+      await shot(page, `web-${width}-logs`);
+      await web.openTab('tools');
+    });
+  }
+
+  it('resizes the server list and the tool list by keyboard and pointer, and keeps both after a reload', async () => {
+    const { page } = web;
+    await page.setViewport({ width: 1400, height: HEIGHT });
+    await web.selectServer('everything');
+    await web.selectTool('echo');
+    const sidebarSplitter = byTestId('sidebar-splitter');
+    const listSplitter = byTestId('list-splitter');
+    const valueOf = (sel: string) => page.$eval(sel, (el) => Number(el.getAttribute('aria-valuenow')));
+    expect(await page.$eval(sidebarSplitter, (el) => el.getAttribute('role'))).toBe('separator');
+
+    const sidebarBefore = await valueOf(sidebarSplitter);
+    await page.focus(sidebarSplitter);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    const sidebarAfter = await valueOf(sidebarSplitter);
+    expect(sidebarAfter).toBe(sidebarBefore + 48);
+    const sidebarWidth = await page.$eval('#server-sidebar', (el) => el.getBoundingClientRect().width);
+    expect(Math.round(sidebarWidth)).toBe(sidebarAfter);
+
+    const listBefore = await valueOf(listSplitter);
+    const handle = (await page.$eval(listSplitter, (el) => el.getBoundingClientRect().toJSON())) as DOMRect;
+    await page.mouse.move(handle.left + handle.width / 2, handle.top + 100);
+    await page.mouse.down();
+    await page.mouse.move(handle.left + handle.width / 2 + 40, handle.top + 100, { steps: 4 });
+    await page.mouse.move(handle.left + handle.width / 2 + 80, handle.top + 100, { steps: 4 });
+    await page.mouse.up();
+    const listAfter = await valueOf(listSplitter);
+    expect(listAfter).toBe(listBefore + 80);
+    const listWidth = await page.$eval('.split-list', (el) => el.getBoundingClientRect().width);
+    expect(Math.round(listWidth)).toBe(listAfter);
+
+    await web.reload();
+    await web.waitUntilPaired();
+    await web.selectServer('everything');
+    expect(await valueOf(sidebarSplitter)).toBe(sidebarAfter);
+    await page.waitForSelector(listSplitter);
+    expect(await valueOf(listSplitter)).toBe(listAfter);
+    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('layout') ?? 'null'));
+    expect(stored).toMatchObject({ sidebarWidth: sidebarAfter, listWidth: listAfter });
+  });
+
+  it('collapses the server list with a button, remembered across a reload', async () => {
+    const { page } = web;
+    await page.setViewport({ width: 700, height: HEIGHT });
+    const toggle = byTestId('sidebar-toggle');
+    expect(await page.$eval(toggle, (el) => el.getAttribute('aria-expanded'))).toBe('true');
+    await page.locator(toggle).click();
+    await page.waitForSelector('#server-sidebar', { hidden: true });
+    expect(await page.$eval(toggle, (el) => el.getAttribute('aria-expanded'))).toBe('false');
+    const wide = await geometry(page);
+    expect(wide.main!.left).toBe(0);
+    expect(wide.main!.width).toBe(700);
+    await shot(page, 'web-700-collapsed');
+
+    await web.reload();
+    await web.waitUntilPaired();
+    await page.waitForSelector('#server-sidebar', { hidden: true });
+    await page.locator(toggle).click();
+    await page.waitForSelector('#server-sidebar', { visible: true });
+    expect(await page.$eval(toggle, (el) => el.getAttribute('aria-expanded'))).toBe('true');
+  });
+
+  it('shows a failed server in one line in the list and explains it beside', async () => {
+    const { page } = web;
+    await page.setViewport({ width: 1400, height: HEIGHT });
+    await web.openTab('tools');
+    await web.selectServer('broken');
+    const line = await page.$eval(`${byTestId('server-broken')} ${byTestId('server-last-error')}`, (el) => ({
+      height: el.getBoundingClientRect().height,
+      lineHeight: parseFloat(getComputedStyle(el).lineHeight),
+      title: el.getAttribute('title'),
+    }));
+    expect(failure).toBeTruthy();
+    expect(line.title).toBe(failure);
+    expect(line.height).toBeLessThan(line.lineHeight * 1.5);
+
+    const explained = await waitForText(page, byTestId('server-failure'), 'could not connect');
+    expect(explained).toContain('broken could not connect');
+    expect(await page.$eval(byTestId('server-failure-error'), (el) => el.textContent)).toBe(failure);
+    expect(explained).toContain('inspector-no-such-command');
+    expect(explained).toContain('What to check');
+    await shot(page, 'web-1400-failed-server');
+    await page.locator(byTestId('server-failure-logs')).click();
+    await page.waitForSelector(`${byTestId('tab-logs')}[aria-selected="true"]`);
+    expect(await page.$(byTestId('server-failure'))).toBeNull();
+    await web.openTab('tools');
+  });
+
+  it('follows the system theme when it changes while the page is open', async () => {
+    const { page } = web;
+    const theme = () =>
+      page.evaluate(() => ({
+        attribute: document.documentElement.dataset.theme,
+        background: getComputedStyle(document.body).backgroundColor,
+      }));
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    const dark = await theme();
+    expect(dark.background).toBe('rgb(32, 33, 36)');
+    await shot(page, 'web-1400-dark');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+    expect((await theme()).background).toBe('rgb(255, 255, 255)');
+  });
+
+  it('shows unpaired, with the form ready for the new token, after the daemon restarts with a new token', async () => {
+    const { page } = web;
+    await page.setViewport({ width: 700, height: HEIGHT });
+    await web.waitForLive();
+    const { port } = new URL(daemon.url);
+    await daemon.close();
+    daemon = await startDaemon({
+      mode: 'production',
+      staticDir: WEB_DIR,
+      port: Number(port),
+      token: 'a-new-token-after-restart-0123456789',
+    });
+
+    const refused = await waitForText(page, byTestId('pair-refused'), 'no longer accepts the saved token');
+    expect(refused).toContain(daemon.url);
+    expect(await page.$(byTestId('daemon-status'))).toBeNull();
+    expect(await page.$('#server-sidebar')).toBeNull();
+    expect(await page.$eval(byTestId('daemon-unpaired'), (el) => (el as HTMLElement).innerText)).toContain(
+      'not paired',
+    );
+    expect(await page.$eval(byTestId('pair-url'), (el) => (el as HTMLInputElement).value)).toBe(daemon.url);
+    expect(await page.$eval(byTestId('pair-token'), (el) => (el as HTMLInputElement).value)).toBe('');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('pair-token');
+    await shot(page, 'web-700-token-refused');
+
+    // One step: paste the new token, Connect.
+    await page.type(byTestId('pair-token'), daemon.token);
+    await page.keyboard.press('Enter');
+    expect(await web.waitUntilPaired()).toContain('daemon');
+    await page.waitForSelector('#server-sidebar');
+    expect(await page.$eval(byTestId('repair'), (el) => el.tagName)).toBe('BUTTON');
+  });
+});
+
+describe('the panel inside real DevTools, docked beside the page', () => {
+  let ext: ExtensionBrowser;
+  let daemon: TestDaemon;
+
+  beforeAll(async () => {
+    ext = await launchWithDevTools();
+    daemon = await startDaemonForExtension();
+    await daemon.api('PUT', '/api/mcp/servers/everything', {
+      name: 'everything',
+      config: { transport: 'stdio', ...EVERYTHING_COMMAND },
+    });
+    await daemon.api('POST', '/api/mcp/servers/everything/connect');
+    // Pair once, as the options page or a first panel would; DevTools' panel shares extension storage.
+    const tab = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
+    await tab.pair(daemon.url, daemon.token);
+    await tab.waitUntilPaired();
+    await tab.close();
+  });
+
+  afterAll(async () => {
+    await ext?.browser.close();
+    await daemon?.close();
+  });
+
+  for (const [name, width, dock] of [
+    ['docked right in a 1400 px window', 1400, 'right'],
+    ['docked right in a 700 px window', 700, 'right'],
+    ['docked at the bottom of a 1400 px window', 1400, 'bottom'],
+  ] as const) {
+    it(`lays the panel out ${name}: no page scroll, a usable detail pane, the log's columns`, async () => {
+      const inspected = await ext.browser.newPage();
+      await inspected.goto('data:text/html,<title>inspected</title><h1>An inspected page</h1>');
+      const { devtools, panel } = await openMcpPanel(inspected, { width, height: 720 }, dock);
+      await panel.waitForSelector(byTestId('daemon-status'));
+      // DOM clicks: DevTools may still be sliding the panel in, and a click at coordinates can miss.
+      const click = (sel: string) => panel.$eval(sel, (el) => (el as HTMLElement).click());
+      await click(byTestId('server-everything'));
+      await panel.waitForSelector(byTestId('tool-echo'));
+      await click(byTestId('tool-echo'));
+      await panel.waitForSelector(byTestId('saved-title'));
+
+      const g = await geometry(panel);
+      expect(g.scrollHeight).toBe(g.innerHeight);
+      expect(g.scrollWidth).toBe(g.innerWidth);
+      expect(g.detail!.width).toBeGreaterThanOrEqual(Math.min(300, g.innerWidth - 20));
+      expect(g.detail!.right).toBeLessThanOrEqual(g.innerWidth);
+      const shotName = `devtools-${dock}-${width}`;
+      await shot(devtools, `${shotName}-tools`);
+
+      await click(byTestId('tab-logs'));
+      await panel.waitForSelector(byTestId('log-row'));
+      expect(await visibleColumns(panel)).toEqual(expect.arrayContaining(ESSENTIAL_COLUMNS));
+      expect((await geometry(panel)).scrollHeight).toBe(g.innerHeight);
+      await shot(devtools, `${shotName}-logs`);
+      await devtools.close();
+      await inspected.close();
+    });
+  }
+});
