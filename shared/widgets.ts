@@ -57,7 +57,10 @@ export const DEFAULT_WIDGET_GLOBALS: Omit<WidgetGlobals, 'toolInput' | 'toolOutp
 
 /** Host globals the store body may set for the first render (the rest take their defaults). */
 export type InitialWidgetGlobals = Partial<
-  Pick<WidgetGlobals, 'theme' | 'locale' | 'displayMode' | 'maxHeight' | 'widgetState'>
+  Pick<
+    WidgetGlobals,
+    'theme' | 'locale' | 'displayMode' | 'maxHeight' | 'widgetState' | 'safeArea' | 'userAgent'
+  >
 >;
 
 /** POST /api/mcp/{openai,resources}/widget/store */

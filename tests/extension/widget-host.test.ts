@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HostToWidgetMessage, WidgetGlobals } from '../../shared/widgets';
 import {
+  APPS_SDK_MODE_NAMES,
   clampHeight,
   declaresMcpApp,
   framedHtml,
@@ -364,6 +365,26 @@ describe('WidgetHost', () => {
     expect(h.modes).toEqual(['modal']);
     expect(h.posted).toEqual([
       { type: 'openai:set_globals', globals: { displayMode: 'modal', maxHeight: 500 } },
+    ]);
+  });
+
+  it('hands the action the mode the widget asked for, so the widget reads its own name back', async () => {
+    const asked: Array<[string, string | undefined]> = [];
+    const h = recordingHost({
+      showMode: (mode, requested) => {
+        asked.push([mode, requested]);
+        return { displayMode: requested ?? APPS_SDK_MODE_NAMES[mode] };
+      },
+    });
+    await h.host.receive({ type: 'openai:requestDisplayMode', mode: 'pip' });
+    h.host.showMode('modal');
+    expect(asked).toEqual([
+      ['sidebar', 'pip'],
+      ['modal', undefined],
+    ]);
+    expect(h.posted).toEqual([
+      { type: 'openai:set_globals', globals: { displayMode: 'pip' } },
+      { type: 'openai:set_globals', globals: { displayMode: 'fullscreen' } },
     ]);
   });
 

@@ -53,6 +53,13 @@ export const OUTPUT_TEMPLATE_KEY = 'openai/outputTemplate';
 export type HostDisplayMode = 'inline' | 'modal' | 'sidebar';
 export const HOST_DISPLAY_MODES: readonly HostDisplayMode[] = ['inline', 'modal', 'sidebar'];
 
+/** The Apps SDK's name for each place: what a widget reads in `displayMode` when the panel chose it. */
+export const APPS_SDK_MODE_NAMES: Record<HostDisplayMode, DisplayMode> = {
+  inline: 'inline',
+  modal: 'fullscreen',
+  sidebar: 'pip',
+};
+
 /** Frame heights, in pixels: a widget's intrinsic height is kept within these. */
 export const MIN_FRAME_HEIGHT = 40;
 export const INLINE_MAX_HEIGHT = 640;
@@ -233,8 +240,11 @@ export interface WidgetHostActions {
   callTool(toolName: string, params: Record<string, unknown>): Promise<unknown>;
   followup(message: string): void;
   saveState(state: unknown): void | Promise<void>;
-  /** Switches the frame to this mode and answers with the globals the widget should now see. */
-  showMode(mode: HostDisplayMode): Partial<WidgetGlobals>;
+  /**
+   * Switches the frame to this mode and answers with the globals the widget should now see; `requested`
+   * is the mode the widget asked for, when it did (the panel's own buttons ask none).
+   */
+  showMode(mode: HostDisplayMode, requested?: DisplayMode): Partial<WidgetGlobals>;
   openExternal(href: string): void;
   /** The widget's intrinsic height, as it reported it. */
   resize(height: number): void;
@@ -265,8 +275,8 @@ export class WidgetHost {
   }
 
   /** The host switched the mode itself (the panel's own buttons): the widget hears of it the same way. */
-  showMode(mode: HostDisplayMode): void {
-    this.setGlobals(this.actions.showMode(mode));
+  showMode(mode: HostDisplayMode, requested?: DisplayMode): void {
+    this.setGlobals(this.actions.showMode(mode, requested));
   }
 
   /** Handles one message from the widget's frame; resolves once any answer has been sent. */
@@ -295,7 +305,7 @@ export class WidgetHost {
         return;
       case 'openai:requestDisplayMode':
         this.record('in', message);
-        this.showMode(hostDisplayMode(message.mode));
+        this.showMode(hostDisplayMode(message.mode), message.mode);
         return;
       case 'openai:openExternal':
         if (!isWebUrl(message.href)) {
