@@ -11,7 +11,7 @@ function elicitation(request: JsonObject, requestId = 'req-1'): ElicitationRequi
     requestId,
     request,
     timestamp: '2026-01-01T00:00:00.000Z',
-  } as ElicitationRequired;
+  };
 }
 
 const contactSchema = {
