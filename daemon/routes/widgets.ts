@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { JsonObject } from '../../shared/api.ts';
 import { isMcpAppMimeType, mcpAppCspOf } from '../../shared/mcp-apps.ts';
 import { widgetStoreRequestSchema } from '../../shared/schemas.ts';
@@ -162,7 +162,7 @@ const SPENT_VIEW_CODE =
  *   spent, expired or other widget's code gets 401. Without `?view=` the request goes on to the token
  *   middleware and {@link widgetsRouter}.
  */
-export function widgetViewRouter(manager: ClientManager, store: WidgetStore): Router {
+export function widgetViewRouter(manager: ClientManager, store: WidgetStore): RequestHandler {
   const router = Router();
 
   router.get(WIDGET_HTML_ROUTES, (req, _res, next) => {
@@ -179,7 +179,12 @@ export function widgetViewRouter(manager: ClientManager, store: WidgetStore): Ro
     sendContainer(res, await renderWidget(manager, store, req, CONTAINER_CALL_TOOL_TIMEOUT_MS));
   });
 
-  return router;
+  // Its routes are all GETs (express routes HEAD as GET): any other request, every tool call among
+  // them, passes on without the router trying each path.
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') router(req, res, next);
+    else next();
+  };
 }
 
 /**
