@@ -1,4 +1,8 @@
 import type {
+  CompleteRequest,
+  CompleteResponse,
+  LoggingLevel,
+  PingResponse,
   ElicitationResponse,
   ExecuteRequest,
   ExecutionOutcome,
@@ -6,7 +10,7 @@ import type {
 } from '../../shared/api';
 import type { ErrorBody } from '../../shared/errors';
 import type { HealthResponse } from '../../shared/health';
-import type { PutServerRequest, ServerRecord } from '../../shared/servers';
+import type { PutServerRequest, Root, ServerRecord } from '../../shared/servers';
 import type { WidgetStoreRequest, WidgetStoreResponse } from '../../shared/widgets';
 
 /** A failed daemon call, with the SPEC part 7 body. `status` 0 means the daemon could not be reached. */
@@ -97,6 +101,22 @@ export class DaemonClient {
 
   disconnect(id: string): Promise<ServerRecord> {
     return this.request('POST', `/servers/${encodeURIComponent(id)}/disconnect`);
+  }
+
+  ping(id: string): Promise<PingResponse> {
+    return this.request('POST', `/servers/${encodeURIComponent(id)}/ping`);
+  }
+
+  setLoggingLevel(id: string, level: LoggingLevel): Promise<ServerRecord> {
+    return this.request('POST', `/servers/${encodeURIComponent(id)}/logging-level`, { level });
+  }
+
+  setRoots(id: string, roots: Root[]): Promise<ServerRecord> {
+    return this.request('PUT', `/servers/${encodeURIComponent(id)}/roots`, { roots });
+  }
+
+  complete(body: CompleteRequest, signal?: AbortSignal): Promise<CompleteResponse> {
+    return this.request('POST', '/completions/complete', body, signal);
   }
 
   listTools(serverId: string): Promise<ToolsListResponse> {

@@ -94,7 +94,7 @@ export interface LogCount {
   total: number;
 }
 
-export type Tab = 'tools' | 'resources' | 'prompts' | 'logs';
+export type Tab = 'tools' | 'resources' | 'prompts' | 'server' | 'logs';
 
 /**
  * The inspector app, as the DevTools panel (opened as a tab), the options page or the web page the daemon
