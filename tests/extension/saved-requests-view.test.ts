@@ -251,6 +251,15 @@ describe('SavedRequests', () => {
     ]);
     expect(titles(wrapper)).toEqual(['Imported']);
 
+    expect(report.find('[data-testid="saved-import-skipped"]').exists()).toBe(false);
+
+    // The same file again adds nothing, and says so.
+    await input.trigger('change');
+    await flushPromises();
+    expect(wrapper.get('[data-testid="saved-import-report"]').text()).toContain('Imported 0 saved requests.');
+    expect(wrapper.get('[data-testid="saved-import-skipped"]').text()).toBe('Skipped 1 already saved.');
+    expect(titles(wrapper)).toEqual(['Imported']);
+
     wrapper.unmount();
     expect(titles(await mountView())).toEqual(['Imported']);
   });
