@@ -13,13 +13,13 @@ const MAX_SUGGESTIONS = 100;
  * `completions` capability; a newer question cancels the one before it; a failure offers nothing.
  */
 export function useCompletions(serverId: () => string, ref: () => CompleteRequest['ref'] | null) {
-  const servers = useServersStore();
   const suggestions = reactive<Record<string, string[]>>({});
   let timer: ReturnType<typeof setTimeout> | undefined;
   let controller: AbortController | undefined;
 
+  // The store is asked when a field is typed in, not when the form is made.
   const supported = (): boolean =>
-    servers.servers.find((s) => s.id === serverId())?.capabilities?.completions !== undefined;
+    useServersStore().servers.find((s) => s.id === serverId())?.capabilities?.completions !== undefined;
 
   /** Asks for suggestions for `name` at `value`, with the other fields' values as context. */
   function suggest(name: string, value: string, values: Record<string, string | undefined>): void {
