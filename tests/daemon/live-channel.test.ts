@@ -419,10 +419,12 @@ describe('elicitation', () => {
 
 describe('slow clients', () => {
   it('closes a client that stops reading with 4008, keeps serving the others, and lets it resume', async () => {
-    // Pings would end the paused client first: keep them out of the way.
+    // Pings would end the paused client first: keep them out of the way. The limit holds a burst of
+    // small messages written in one tick (a server record with its instructions is a few KiB) but not
+    // the 2 MiB ones below.
     const d = await daemonWith(
       { everything: everythingStdio() },
-      { sseMaxBufferedBytes: 1024, sseKeepaliveMs: 600_000 },
+      { sseMaxBufferedBytes: 64 * 1024, sseKeepaliveMs: 600_000 },
     );
     const steady = await live(d);
     const slow = await live(d);
