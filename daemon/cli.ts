@@ -189,6 +189,12 @@ function fail(message: string, code = 1): never {
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  if (argv[0] !== undefined && !argv[0].startsWith('-')) {
+    // A subcommand (tools, resources, test, record…): loaded only when one is asked for.
+    const { runCommand } = await import('./commands/index.ts');
+    process.exitCode = await runCommand(argv[0], argv.slice(1), env);
+    return;
+  }
   let parsed: ReturnType<typeof parseCommandLine>;
   try {
     parsed = parseCommandLine(argv, env);
