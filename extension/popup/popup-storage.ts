@@ -1,9 +1,5 @@
 /** What the popup reads from and writes to the key-value store: its last choice and the saved requests. */
-import {
-  parseSavedRequestsExport,
-  sortSavedRequests,
-  type SavedRequest,
-} from '../saved-requests/saved-requests';
+import { parseSavedRequestsExport, sortSavedRequests, type SavedRequest } from '../../shared/saved-requests';
 import type { ServerRecord } from '../../shared/servers';
 import type { KeyValueStore } from '../app/key-value-store';
 

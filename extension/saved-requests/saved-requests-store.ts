@@ -7,7 +7,7 @@ import {
   parseSavedRequestsExport,
   sortSavedRequests,
   type SavedRequest,
-} from './saved-requests';
+} from '../../shared/saved-requests.ts';
 import type { KeyValueStore } from '../app/key-value-store';
 import { newId } from '../ui/new-id';
 

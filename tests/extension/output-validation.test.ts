@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateStructuredContent } from '../../extension/tools/output-validation.ts';
+import { validateStructuredContent } from '../../shared/output-validation.ts';
 
 const countSchema = {
   type: 'object',

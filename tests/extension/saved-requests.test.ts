@@ -10,7 +10,7 @@ import {
   parseSavedRequestsExport,
   type SavedRequest,
   sortSavedRequests,
-} from '../../extension/saved-requests/saved-requests';
+} from '../../shared/saved-requests.ts';
 
 function request(overrides: Partial<SavedRequest>): SavedRequest {
   return {

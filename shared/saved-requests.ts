@@ -1,5 +1,5 @@
 /** Saved tool requests: their shape, the export file format and its validation (DESIGN "Front end"). */
-import type { JsonObject } from '../../shared/api.ts';
+import type { JsonObject } from './api.ts';
 
 export interface SavedRequest {
   id: string;
