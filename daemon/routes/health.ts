@@ -1,11 +1,12 @@
 import { Router } from 'express';
-import type { DaemonMode, HealthResponse } from '../../shared/health.ts';
+import type { Answer } from '../../shared/routes.ts';
+import type { DaemonMode } from '../../shared/health.ts';
 import { VERSION } from '../version.ts';
 
 export function healthRouter(mode: DaemonMode, startedAt: number): Router {
   const router = Router();
   router.get('/', (_req, res) => {
-    const body: HealthResponse = {
+    const body: Answer<'GET /health'> = {
       status: 'ok',
       version: VERSION,
       mode,

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { Answer } from '../../shared/routes.ts';
 import type { PromptGetRequest, ServerRequest } from '../../shared/api.ts';
 import { promptGetRequestSchema, serverRequestSchema } from '../../shared/schemas.ts';
 import { isMcpError, notFound } from '../errors.ts';
@@ -9,7 +10,7 @@ import type { ServerConnection } from '../mcp/server-connection.ts';
 /** JSON-RPC "invalid params" (the SDK's ErrorCode.InvalidParams). */
 const INVALID_PARAMS = -32602;
 
-export async function listPrompts(connection: ServerConnection): Promise<Record<string, unknown>> {
+export async function listPrompts(connection: ServerConnection): Promise<Answer<'POST /prompts/list'>> {
   const { items, rest } = await connection.listAll('prompts/list', 'prompts');
   return { ...rest, prompts: items };
 }
@@ -19,7 +20,7 @@ export async function getPrompt(
   connection: ServerConnection,
   name: string,
   args: Record<string, unknown> | undefined,
-): Promise<{ content: unknown }> {
+): Promise<Answer<'POST /prompts/get'>> {
   const params: Record<string, unknown> = { name };
   if (args) params.arguments = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]));
   try {
@@ -28,7 +29,7 @@ export async function getPrompt(
     // Servers answer an unknown name with "invalid params"; say 404 when the list confirms it.
     if (isMcpError(error) && error.code === INVALID_PARAMS) {
       const { prompts } = await listPrompts(connection);
-      if (!(prompts as Array<{ name?: string }>).some((p) => p.name === name)) {
+      if (!prompts.some((p) => p.name === name)) {
         throw notFound(`Unknown prompt "${name}" on server "${connection.id}"`);
       }
     }

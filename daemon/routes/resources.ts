@@ -1,21 +1,27 @@
 import { Router } from 'express';
+import type { Answer } from '../../shared/routes.ts';
 import type { ResourceReadRequest, ServerRequest } from '../../shared/api.ts';
 import { resourceReadRequestSchema, serverRequestSchema } from '../../shared/schemas.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ServerConnection } from '../mcp/server-connection.ts';
 
-export async function listResources(connection: ServerConnection): Promise<Record<string, unknown>> {
+export async function listResources(connection: ServerConnection): Promise<Answer<'POST /resources/list'>> {
   const { items, rest } = await connection.listAll('resources/list', 'resources');
   return { ...rest, resources: items };
 }
 
-export async function listResourceTemplates(connection: ServerConnection): Promise<Record<string, unknown>> {
+export async function listResourceTemplates(
+  connection: ServerConnection,
+): Promise<Answer<'POST /resources/templates/list'>> {
   const { items, rest } = await connection.listAll('resources/templates/list', 'resourceTemplates');
   return { ...rest, resourceTemplates: items };
 }
 
-export async function readResource(connection: ServerConnection, uri: string): Promise<{ content: unknown }> {
+export async function readResource(
+  connection: ServerConnection,
+  uri: string,
+): Promise<Answer<'POST /resources/read'>> {
   return { content: await connection.request('resources/read', { uri }) };
 }
 
@@ -36,13 +42,13 @@ export function resourcesRouter(manager: ClientManager): Router {
   router.post('/subscribe', async (req, res) => {
     const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
     await manager.get(serverId).request('resources/subscribe', { uri });
-    res.json({ subscribed: true, serverId, uri });
+    res.json({ subscribed: true, serverId, uri } satisfies Answer<'POST /resources/subscribe'>);
   });
 
   router.post('/unsubscribe', async (req, res) => {
     const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
     await manager.get(serverId).request('resources/unsubscribe', { uri });
-    res.json({ subscribed: false, serverId, uri });
+    res.json({ subscribed: false, serverId, uri } satisfies Answer<'POST /resources/unsubscribe'>);
   });
 
   router.post('/read', async (req, res) => {

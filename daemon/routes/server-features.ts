@@ -1,16 +1,11 @@
 import { Router } from 'express';
-import type {
-  CompleteRequest,
-  CompleteResponse,
-  LoggingLevelRequest,
-  PingResponse,
-} from '../../shared/api.ts';
+import type { Answer, RootsRequest } from '../../shared/routes.ts';
+import type { CompleteRequest, LoggingLevelRequest } from '../../shared/api.ts';
 import {
   completeRequestSchema,
   loggingLevelRequestSchema,
   rootsRequestSchema,
 } from '../../shared/schemas.ts';
-import type { Root } from '../../shared/servers.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 
@@ -28,7 +23,9 @@ export function serverFeaturesRouter(manager: ClientManager): Router {
     await connection.ensureConnected();
     const started = performance.now();
     await connection.request('ping', {});
-    const body: PingResponse = { roundTripMs: Math.round((performance.now() - started) * 100) / 100 };
+    const body: Answer<'POST /servers/:id/ping'> = {
+      roundTripMs: Math.round((performance.now() - started) * 100) / 100,
+    };
     res.json(body);
   });
 
@@ -36,20 +33,21 @@ export function serverFeaturesRouter(manager: ClientManager): Router {
     const connection = manager.get(req.params.id);
     const body = validate<LoggingLevelRequest>(loggingLevelRequestSchema, req.body);
     await connection.setLoggingLevel(body.level);
-    res.json(connection.record());
+    res.json(connection.record() satisfies Answer<'POST /servers/:id/logging-level'>);
   });
 
   router.put('/servers/:id/roots', async (req, res) => {
-    const { roots } = validate<{ roots: Root[] }>(rootsRequestSchema, req.body);
+    const { roots } = validate<RootsRequest>(rootsRequestSchema, req.body);
     await manager.setRoots(req.params.id, roots);
-    res.json(manager.get(req.params.id).record());
+    res.json(manager.get(req.params.id).record() satisfies Answer<'PUT /servers/:id/roots'>);
   });
 
   router.post('/completions/complete', async (req, res) => {
     const { serverId, ...params } = validate<CompleteRequest>(completeRequestSchema, req.body);
+    // Passed through as the server sent it.
     const result = (await manager.get(serverId).request('completion/complete', {
       ...params,
-    })) as CompleteResponse;
+    })) as Answer<'POST /completions/complete'>;
     res.json(result);
   });
 

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { Answer } from '../../shared/routes.ts';
 import type { ImportServersRequest } from '../../shared/api.ts';
 import {
   importServersRequestSchema,
@@ -26,7 +27,7 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
   const server = (id: string | undefined) => manager.get(String(id));
 
   router.get('/', (_req, res) => {
-    res.json({ servers: manager.list() });
+    res.json({ servers: manager.list() } satisfies Answer<'GET /servers/'>);
   });
 
   router.post('/import', async (req, res) => {
@@ -40,11 +41,13 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
     checkServerConfigs(servers.map(({ id, config }) => ({ path: `mcpServers.${id}`, config })));
     const imported = servers.map((s) => ({ ...s, config: unmaskConfig(s.config, manager.configOf(s.id)) }));
     await manager.put(imported);
-    res.json({ servers: imported.map((s) => manager.get(s.id).record()) });
+    res.json({
+      servers: imported.map((s) => manager.get(s.id).record()),
+    } satisfies Answer<'POST /servers/import'>);
   });
 
   router.get('/:id', (req, res) => {
-    res.json(server(req.params.id).record());
+    res.json(server(req.params.id).record() satisfies Answer<'GET /servers/:id'>);
   });
 
   router.put('/:id', async (req, res) => {
@@ -61,24 +64,24 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
     const existed = manager.has(id);
     const config = unmaskConfig(body.config, manager.configOf(id));
     await manager.put([{ id, name: body.name ?? id, config }]);
-    res.status(existed ? 200 : 201).json(manager.get(id).record());
+    res.status(existed ? 200 : 201).json(manager.get(id).record() satisfies Answer<'PUT /servers/:id'>);
   });
 
   router.delete('/:id', async (req, res) => {
     await manager.remove(req.params.id);
-    res.json({ success: true, id: req.params.id });
+    res.json({ success: true, id: req.params.id } satisfies Answer<'DELETE /servers/:id'>);
   });
 
   router.post('/:id/connect', async (req, res) => {
     const connection = server(req.params.id);
     await connection.ensureConnected();
-    res.json(connection.record());
+    res.json(connection.record() satisfies Answer<'POST /servers/:id/connect'>);
   });
 
   router.post('/:id/disconnect', async (req, res) => {
     const connection = server(req.params.id);
     await connection.disconnect();
-    res.json(connection.record());
+    res.json(connection.record() satisfies Answer<'POST /servers/:id/disconnect'>);
   });
 
   router.get('/:id/tools', async (req, res) => {

@@ -1,11 +1,6 @@
 import { type Response, Router } from 'express';
-import type {
-  CancelRequest,
-  ExecuteRequest,
-  ExecutionOutcome,
-  RespondRequest,
-  ServerRequest,
-} from '../../shared/api.ts';
+import type { Answer } from '../../shared/routes.ts';
+import type { CancelRequest, ExecuteRequest, RespondRequest, ServerRequest } from '../../shared/api.ts';
 import {
   cancelRequestSchema,
   executeRequestSchema,
@@ -18,7 +13,7 @@ import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
 
 /** 202 while an elicitation waits for an answer, 200 otherwise (SPEC part 3). */
-export function sendOutcome(res: Response, outcome: ExecutionOutcome): void {
+export function sendOutcome(res: Response, outcome: Answer<'POST /tools/execute'>): void {
   sendJson(res, outcome.status === 'elicitation_required' ? 202 : 200, outcome);
 }
 
@@ -27,7 +22,7 @@ export function toolsRouter(manager: ClientManager, executions: ExecutionManager
 
   router.post('/list', async (req, res) => {
     const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
-    sendJson(res, 200, await manager.get(serverId).listTools());
+    sendJson(res, 200, (await manager.get(serverId).listTools()) satisfies Answer<'POST /tools/list'>);
   });
 
   router.post('/execute', async (req, res) => {
@@ -46,12 +41,12 @@ export function toolsRouter(manager: ClientManager, executions: ExecutionManager
 
   // The running call, so a front end whose execute request is still waiting can cancel it.
   router.get('/active', (_req, res) => {
-    res.json({ activeExecution: executions.activeExecution ?? null });
+    res.json({ activeExecution: executions.activeExecution ?? null } satisfies Answer<'GET /tools/active'>);
   });
 
   router.post('/cancel', (req, res) => {
     const body = validate<CancelRequest>(cancelRequestSchema, req.body);
-    res.json(executions.cancel(body.executionId));
+    res.json(executions.cancel(body.executionId) satisfies Answer<'POST /tools/cancel'>);
   });
 
   return router;

@@ -1,13 +1,29 @@
 import type {
   CompleteRequest,
   CompleteResponse,
-  LoggingLevel,
-  PingResponse,
   ElicitationResponse,
   ExecuteRequest,
+  ExecutionCancelled,
   ExecutionOutcome,
+  JsonObject,
+  LoggingLevel,
+  PingResponse,
+  PromptGetRequest,
   ToolsListResponse,
 } from '../../shared/api';
+import {
+  type ActiveExecutionResponse,
+  type Answer,
+  type Body,
+  type ContentResponse,
+  type ListAnswer,
+  type PathParams,
+  type RemovedServer,
+  type RouteName,
+  routeRequest,
+  type ServersResponse,
+  type SubscriptionResponse,
+} from '../../shared/routes';
 import type { ErrorBody } from '../../shared/errors';
 import type { HealthResponse } from '../../shared/health';
 import type { PutServerRequest, Root, ServerRecord } from '../../shared/servers';
@@ -75,69 +91,114 @@ export class DaemonClient {
     return text;
   }
 
-  health(): Promise<HealthResponse> {
-    return this.request('GET', '/health');
+  /** Calls one API route by its name; the body and the answer are the route's own types. */
+  call<R extends RouteName>(
+    route: R,
+    params: PathParams<R>,
+    ...[body, signal]: Body<R> extends undefined
+      ? [body?: undefined, signal?: AbortSignal]
+      : [body: Body<R>, signal?: AbortSignal]
+  ): Promise<Answer<R>> {
+    const { method, path } = routeRequest(route, params);
+    return this.request<Answer<R>>(method, path, body, signal);
   }
 
-  listServers(): Promise<{ servers: ServerRecord[] }> {
-    return this.request('GET', '/servers/');
+  health(): Promise<HealthResponse> {
+    return this.call('GET /health', {});
+  }
+
+  listServers(): Promise<ServersResponse> {
+    return this.call('GET /servers/', {});
   }
 
   putServer(id: string, body: PutServerRequest): Promise<ServerRecord> {
-    return this.request('PUT', `/servers/${encodeURIComponent(id)}`, body);
+    return this.call('PUT /servers/:id', { id }, body);
   }
 
-  importServers(mcpServers: Record<string, unknown>): Promise<{ servers: ServerRecord[] }> {
-    return this.request('POST', '/servers/import', { mcpServers });
+  /** `mcpServers` as pasted: the daemon checks each entry and names what is wrong. */
+  importServers(mcpServers: Record<string, unknown>): Promise<ServersResponse> {
+    return this.call('POST /servers/import', {}, { mcpServers: mcpServers as Record<string, JsonObject> });
   }
 
-  deleteServer(id: string): Promise<unknown> {
-    return this.request('DELETE', `/servers/${encodeURIComponent(id)}`);
+  deleteServer(id: string): Promise<RemovedServer> {
+    return this.call('DELETE /servers/:id', { id });
   }
 
   connect(id: string): Promise<ServerRecord> {
-    return this.request('POST', `/servers/${encodeURIComponent(id)}/connect`);
+    return this.call('POST /servers/:id/connect', { id });
   }
 
   disconnect(id: string): Promise<ServerRecord> {
-    return this.request('POST', `/servers/${encodeURIComponent(id)}/disconnect`);
+    return this.call('POST /servers/:id/disconnect', { id });
   }
 
   ping(id: string): Promise<PingResponse> {
-    return this.request('POST', `/servers/${encodeURIComponent(id)}/ping`);
+    return this.call('POST /servers/:id/ping', { id });
   }
 
   setLoggingLevel(id: string, level: LoggingLevel): Promise<ServerRecord> {
-    return this.request('POST', `/servers/${encodeURIComponent(id)}/logging-level`, { level });
+    return this.call('POST /servers/:id/logging-level', { id }, { level });
   }
 
   setRoots(id: string, roots: Root[]): Promise<ServerRecord> {
-    return this.request('PUT', `/servers/${encodeURIComponent(id)}/roots`, { roots });
+    return this.call('PUT /servers/:id/roots', { id }, { roots });
   }
 
   complete(body: CompleteRequest, signal?: AbortSignal): Promise<CompleteResponse> {
-    return this.request('POST', '/completions/complete', body, signal);
+    return this.call('POST /completions/complete', {}, body, signal);
   }
 
   listTools(serverId: string): Promise<ToolsListResponse> {
-    return this.request('POST', '/tools/list', { serverId });
+    return this.call('POST /tools/list', {}, { serverId });
   }
 
   execute(body: ExecuteRequest): Promise<ExecutionOutcome> {
-    return this.request('POST', '/tools/execute', body);
+    return this.call('POST /tools/execute', {}, body);
   }
 
   respond(requestId: string, response: ElicitationResponse): Promise<ExecutionOutcome> {
-    return this.request('POST', '/tools/respond', { requestId, response });
+    return this.call('POST /tools/respond', {}, { requestId, response });
   }
 
-  cancel(executionId: string): Promise<unknown> {
-    return this.request('POST', '/tools/cancel', { executionId });
+  cancel(executionId: string): Promise<ExecutionCancelled> {
+    return this.call('POST /tools/cancel', {}, { executionId });
+  }
+
+  activeExecution(): Promise<ActiveExecutionResponse> {
+    return this.call('GET /tools/active', {});
+  }
+
+  listResources(serverId: string): Promise<ListAnswer<'resources'>> {
+    return this.call('POST /resources/list', {}, { serverId });
+  }
+
+  listResourceTemplates(serverId: string): Promise<ListAnswer<'resourceTemplates'>> {
+    return this.call('POST /resources/templates/list', {}, { serverId });
+  }
+
+  readResource(serverId: string, uri: string): Promise<ContentResponse> {
+    return this.call('POST /resources/read', {}, { serverId, uri });
+  }
+
+  subscribe(serverId: string, uri: string, subscribed: boolean): Promise<SubscriptionResponse> {
+    return this.call(
+      subscribed ? 'POST /resources/subscribe' : 'POST /resources/unsubscribe',
+      {},
+      { serverId, uri },
+    );
+  }
+
+  listPrompts(serverId: string): Promise<ListAnswer<'prompts'>> {
+    return this.call('POST /prompts/list', {}, { serverId });
+  }
+
+  getPrompt(body: PromptGetRequest): Promise<ContentResponse> {
+    return this.call('POST /prompts/get', {}, body);
   }
 
   /** Stores a widget record for a completed run (POST /resources/widget/store). */
   storeWidget(body: WidgetStoreRequest): Promise<WidgetStoreResponse> {
-    return this.request('POST', '/resources/widget/store', body);
+    return this.call('POST /resources/widget/store', {}, body);
   }
 
   /**

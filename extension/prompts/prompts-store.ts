@@ -77,11 +77,10 @@ export const usePromptsStore = defineStore('prompts', () => {
     listError.value = null;
     unsupported.value = false;
     try {
-      const listed = await requireClient().request<{ prompts: Prompt[] }>('POST', '/prompts/list', {
-        serverId: id,
-      });
+      const listed = await requireClient().listPrompts(id);
       if (serverId.value !== id) return;
-      prompts.value = listed.prompts ?? [];
+      // The server's items, shown as MCP's Prompt (each field is checked where it is rendered).
+      prompts.value = (listed.prompts ?? []) as Prompt[];
       if (selectedName.value && !selected.value) selectedName.value = null;
       if (!selectedName.value && prompts.value[0]) select(prompts.value[0].name);
     } catch (error) {
@@ -114,11 +113,7 @@ export const usePromptsStore = defineStore('prompts', () => {
     const args = promptArgs(currentValues.value);
     const body: PromptGetRequest = { serverId: id, name: prompt.name, ...(args && { args }) };
     try {
-      const { content } = await requireClient().request<{ content: JsonObject }>(
-        'POST',
-        '/prompts/get',
-        body,
-      );
+      const { content } = await requireClient().getPrompt(body);
       Object.assign(target, { loading: false, result: content });
     } catch (error) {
       Object.assign(target, { loading: false, error: describeError(error) });

@@ -22,11 +22,6 @@ export interface ResourceUpdates {
   lastAt: number;
 }
 
-/** A POST to the daemon; failing to find a client rejects like any other failure. */
-async function post<T>(path: string, body: JsonObject): Promise<T> {
-  return requireClient().request<T>('POST', path, body);
-}
-
 function matches(query: string, fields: Array<string | undefined>): boolean {
   return fields.some((text) => text?.toLowerCase().includes(query));
 }
@@ -92,7 +87,9 @@ export const useResourcesStore = defineStore('resources', () => {
     // Leave no subscription behind on the server we stop showing; nobody would see its updates.
     if (previous) {
       for (const uri of subscribed.value) {
-        post('/resources/unsubscribe', { serverId: previous, uri }).catch(() => undefined);
+        requireClient()
+          .subscribe(previous, uri, false)
+          .catch(() => undefined);
       }
     }
     resources.value = [];
@@ -115,19 +112,21 @@ export const useResourcesStore = defineStore('resources', () => {
     listError.value = null;
     unsupported.value = false;
     const [listed, templated] = await Promise.allSettled([
-      post<{ resources: Resource[] }>('/resources/list', { serverId: id }),
-      post<{ resourceTemplates: ResourceTemplate[] }>('/resources/templates/list', { serverId: id }),
+      requireClient().listResources(id),
+      requireClient().listResourceTemplates(id),
     ]);
     if (serverId.value !== id) return;
     loading.value = false;
     unsupported.value = listed.status === 'rejected' && isMethodNotFound(listed.reason);
-    if (listed.status === 'fulfilled') resources.value = listed.value.resources ?? [];
+    // The server's items, shown as MCP's Resource (each field is checked where it is rendered).
+    if (listed.status === 'fulfilled') resources.value = (listed.value.resources ?? []) as Resource[];
     else {
       resources.value = [];
       if (!unsupported.value) listError.value = describeError(listed.reason);
     }
     // A server may list resources yet not implement templates: that just means none.
-    if (templated.status === 'fulfilled') templates.value = templated.value.resourceTemplates ?? [];
+    if (templated.status === 'fulfilled')
+      templates.value = (templated.value.resourceTemplates ?? []) as ResourceTemplate[];
     else {
       templates.value = [];
       if (!isMethodNotFound(templated.reason) && !listError.value && !unsupported.value) {
@@ -146,7 +145,7 @@ export const useResourcesStore = defineStore('resources', () => {
     const entry = reads.value[uri]!;
     entry.loading = true;
     try {
-      const { content } = await post<{ content: JsonObject }>('/resources/read', { serverId: id, uri });
+      const { content } = await requireClient().readResource(id, uri);
       if (readTickets.get(uri) !== ticket || serverId.value !== id) return;
       Object.assign(entry, { loading: false, result: content, error: undefined, readAt: Date.now() });
     } catch (error) {
@@ -197,7 +196,7 @@ export const useResourcesStore = defineStore('resources', () => {
     if (!id) return;
     subscriptionError.value = null;
     try {
-      await post(on ? '/resources/subscribe' : '/resources/unsubscribe', { serverId: id, uri });
+      await requireClient().subscribe(id, uri, on);
       if (serverId.value !== id) return;
       if (on) subscribed.value.add(uri);
       else subscribed.value.delete(uri);

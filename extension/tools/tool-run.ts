@@ -105,10 +105,7 @@ export class ToolRunner {
     try {
       const client = this.client();
       const id =
-        target.blockedBy?.id ??
-        target.executionId ??
-        (await client.request<{ activeExecution: { id: string } | null }>('GET', '/tools/active'))
-          .activeExecution?.id;
+        target.blockedBy?.id ?? target.executionId ?? (await client.activeExecution()).activeExecution?.id;
       if (!id) return 'none';
       await client.cancel(id);
       if (target.blockedBy) return 'blocker';

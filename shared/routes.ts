@@ -1,0 +1,151 @@
+/**
+ * Every JSON route of the API, by method and path under `/api/mcp` (path parameters as `:name`), with
+ * its request body and its answer. The daemon's routes answer `satisfies Answer<route>` and the front
+ * end's daemon client calls them by these names, so the two sides cannot drift apart.
+ */
+import type {
+  CancelRequest,
+  CompleteRequest,
+  CompleteResponse,
+  ExecuteRequest,
+  ExecutionCancelled,
+  ExecutionOutcome,
+  ImportServersRequest,
+  JsonObject,
+  LoggingLevelRequest,
+  PingResponse,
+  PromptGetRequest,
+  ResourceReadRequest,
+  RespondRequest,
+  ServerRequest,
+  ToolsListResponse,
+} from './api.ts';
+import type { HealthResponse } from './health.ts';
+import type { PutServerRequest, Root, ServerRecord } from './servers.ts';
+import type { WidgetStoreRequest, WidgetStoreResponse } from './widgets.ts';
+
+export interface ServersResponse {
+  servers: ServerRecord[];
+}
+
+export interface RemovedServer {
+  success: true;
+  id: string;
+}
+
+export interface RootsRequest {
+  roots: Root[];
+}
+
+export interface ActiveExecutionResponse {
+  activeExecution: { id: string; serverId: string; toolName: string } | null;
+}
+
+/**
+ * A list the server sent, every page joined, passed through as it came: the items are the server's
+ * (MCP's Resource, ResourceTemplate or Prompt when it follows the spec) and other fields of its result stay.
+ */
+export type ListAnswer<Key extends string> = { [K in Key]: JsonObject[] } & { [extra: string]: unknown };
+
+/** `resources/read` or `prompts/get`: the server's result as it came. */
+export interface ContentResponse {
+  content: JsonObject;
+}
+
+export interface SubscriptionResponse {
+  subscribed: boolean;
+  serverId: string;
+  uri: string;
+}
+
+interface Route<Body, Answer> {
+  body: Body;
+  answer: Answer;
+}
+
+export interface ApiRoutes {
+  'GET /health': Route<undefined, HealthResponse>;
+  'GET /servers/': Route<undefined, ServersResponse>;
+  'POST /servers/import': Route<ImportServersRequest, ServersResponse>;
+  'GET /servers/:id': Route<undefined, ServerRecord>;
+  'PUT /servers/:id': Route<PutServerRequest, ServerRecord>;
+  'DELETE /servers/:id': Route<undefined, RemovedServer>;
+  'POST /servers/:id/connect': Route<undefined, ServerRecord>;
+  'POST /servers/:id/disconnect': Route<undefined, ServerRecord>;
+  'POST /servers/:id/ping': Route<undefined, PingResponse>;
+  'POST /servers/:id/logging-level': Route<LoggingLevelRequest, ServerRecord>;
+  'PUT /servers/:id/roots': Route<RootsRequest, ServerRecord>;
+  'POST /tools/list': Route<ServerRequest, ToolsListResponse>;
+  'POST /tools/execute': Route<ExecuteRequest, ExecutionOutcome>;
+  'POST /tools/respond': Route<RespondRequest, ExecutionOutcome>;
+  'POST /tools/cancel': Route<CancelRequest, ExecutionCancelled>;
+  'GET /tools/active': Route<undefined, ActiveExecutionResponse>;
+  'POST /resources/list': Route<ServerRequest, ListAnswer<'resources'>>;
+  'POST /resources/templates/list': Route<ServerRequest, ListAnswer<'resourceTemplates'>>;
+  'POST /resources/read': Route<ResourceReadRequest, ContentResponse>;
+  'POST /resources/subscribe': Route<ResourceReadRequest, SubscriptionResponse>;
+  'POST /resources/unsubscribe': Route<ResourceReadRequest, SubscriptionResponse>;
+  'POST /resources/widget/store': Route<WidgetStoreRequest, WidgetStoreResponse>;
+  'POST /prompts/list': Route<ServerRequest, ListAnswer<'prompts'>>;
+  'POST /prompts/get': Route<PromptGetRequest, ContentResponse>;
+  'POST /completions/complete': Route<CompleteRequest, CompleteResponse>;
+}
+
+export type RouteName = keyof ApiRoutes;
+
+/** Every route's name, for code that walks them all (a test checks that the daemon has each one). */
+export const ROUTE_NAMES = [
+  'GET /health',
+  'GET /servers/',
+  'POST /servers/import',
+  'GET /servers/:id',
+  'PUT /servers/:id',
+  'DELETE /servers/:id',
+  'POST /servers/:id/connect',
+  'POST /servers/:id/disconnect',
+  'POST /servers/:id/ping',
+  'POST /servers/:id/logging-level',
+  'PUT /servers/:id/roots',
+  'POST /tools/list',
+  'POST /tools/execute',
+  'POST /tools/respond',
+  'POST /tools/cancel',
+  'GET /tools/active',
+  'POST /resources/list',
+  'POST /resources/templates/list',
+  'POST /resources/read',
+  'POST /resources/subscribe',
+  'POST /resources/unsubscribe',
+  'POST /resources/widget/store',
+  'POST /prompts/list',
+  'POST /prompts/get',
+  'POST /completions/complete',
+] as const satisfies readonly RouteName[];
+
+// A route added to ApiRoutes but not to ROUTE_NAMES fails to compile here.
+type Unlisted = Exclude<RouteName, (typeof ROUTE_NAMES)[number]>;
+export const ROUTE_NAMES_COMPLETE: [Unlisted] extends [never] ? true : Unlisted = true;
+export type Answer<R extends RouteName> = ApiRoutes[R]['answer'];
+export type Body<R extends RouteName> = ApiRoutes[R]['body'];
+
+/** The `:name` parameters of a route's path. */
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+export type PathParams<R extends RouteName> = { [K in ParamNames<R>]: string };
+
+/** The method and the path of a route with its parameters filled in, each percent-encoded. */
+export function routeRequest<R extends RouteName>(
+  route: R,
+  params: PathParams<R>,
+): { method: string; path: string } {
+  const space = route.indexOf(' ');
+  const values = params as Record<string, string>;
+  const path = route
+    .slice(space + 1)
+    .replace(/:([A-Za-z]+)/g, (_match, name: string) => encodeURIComponent(values[name] ?? ''));
+  return { method: route.slice(0, space), path };
+}
