@@ -19,7 +19,17 @@ const USAGE = `Usage: inspector-daemon [--port N] [--host H] [--config FILE] [--
   --token T            use this token instead of the stored one (INSPECTOR_TOKEN)
   --no-auth            no token (loopback only; prints a warning)
   --allowed-host NAME  accept this Host header name as well as loopback names (repeatable)
-  --max-message-mb N   the largest message a STDIO server may send, in MiB (default 64)`;
+  --max-message-mb N   the largest message a STDIO server may send, in MiB (default 64)
+
+Commands (inspector-daemon COMMAND --help for each):
+  tools list|call      list a server's tools, or call one (tools call NAME --args JSON)
+  resources list|read  list a server's resources, or read one (resources read URI)
+  prompts list|get     list a server's prompts, or get one (prompts get NAME --arg K=V)
+  servers list|add|remove  the server registry (servers add ID --stdio "CMD ARGS" | --url URL)
+  test FILE...         run saved-request collections as tests (--junit FILE for JUnit XML)
+  record               record a session with a server to a .jsonl file
+  replay               serve a recorded session as an MCP server (STDIO, or HTTP with --port)
+  diff                 compare a server's tools, resources and prompts with a recording`;
 
 /** The options that take a value, and what the value is, for "--port needs a number". */
 const VALUE_OF: Record<string, string> = {

@@ -7,7 +7,22 @@ import { EXIT } from './exit-codes.ts';
 
 type CommandModule = { run(args: string[], env: NodeJS.ProcessEnv): Promise<number> };
 
-export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {};
+export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  tools: { summary: "list a server's tools, or call one", load: () => import('./tools.ts') },
+  resources: { summary: "list a server's resources, or read one", load: () => import('./resources.ts') },
+  prompts: { summary: "list a server's prompts, or get one", load: () => import('./prompts.ts') },
+  servers: { summary: 'list, add or remove servers of the registry', load: () => import('./servers.ts') },
+  test: {
+    summary: 'run saved-request collections as tests (JUnit XML with --junit)',
+    load: () => import('./test.ts'),
+  },
+  record: { summary: 'record a session with a server to a .jsonl file', load: () => import('./record.ts') },
+  replay: { summary: 'serve a recorded session as an MCP server', load: () => import('./replay.ts') },
+  diff: {
+    summary: "compare a server's tools, resources and prompts with a recording",
+    load: () => import('./diff.ts'),
+  },
+};
 
 /** Whether `word` names a subcommand (the first argument that is not an option). */
 export function isCommand(word: string | undefined): boolean {

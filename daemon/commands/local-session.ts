@@ -1,0 +1,81 @@
+/**
+ * A server opened in this process, with the daemon's own ServerConnection: the same transports, STDIO
+ * reader, secret redaction and process-group cleanup as the daemon, without a daemon.
+ */
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { LogBus } from '../logs/log-bus.ts';
+import { SamplingRejected } from '../mcp/execution.ts';
+import { redact, redactJson, secretsOf } from '../mcp/redact.ts';
+import { ServerConnection } from '../mcp/server-connection.ts';
+import type { StoredServer } from '../servers/registry-file.ts';
+import type { Answerer } from './answers.ts';
+import { classify, CommandError, connectionError } from './failure.ts';
+import type { Session } from './session.ts';
+
+export interface LocalOptions {
+  answerer: Answerer;
+  /** The server as messages name it: `"id"`, or how it was given inline. */
+  label: string;
+  /** Print the JSON-RPC log and the server's stderr on stderr. */
+  verbose: boolean;
+  connectTimeoutMs?: number;
+  /** A tool call that makes no progress for this long fails (default 5 minutes, as in the daemon). */
+  toolTimeoutMs?: number;
+  /** The bus the connection logs to, for a caller that keeps the log (`record`). */
+  bus?: LogBus;
+}
+
+export async function openLocal(server: StoredServer, options: LocalOptions): Promise<Session> {
+  const bus = options.bus ?? new LogBus(100);
+  if (options.verbose) {
+    bus.subscribe((entry) => {
+      const text = typeof entry.message === 'string' ? entry.message : JSON.stringify(entry.message);
+      console.error(`[${entry.direction}] ${text}`);
+    });
+  }
+  const connection = new ServerConnection(server.id, server.name, server.config, {
+    bus,
+    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+    onElicitation: async (_id, params) => options.answerer.answer(params) as ElicitResult,
+    onSampling: async () => {
+      options.answerer.sampling();
+      throw new SamplingRejected('decline');
+    },
+  });
+  // A tool may echo the server's env or headers back (get-env): what is printed is redacted like the log.
+  const secrets = secretsOf(server.config);
+  const safely = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return redactJson(await work(), secrets);
+    } catch (error) {
+      const failure = classify(error);
+      throw new CommandError(redact(failure.message, secrets), failure.exitCode);
+    }
+  };
+  try {
+    await connection.ensureConnected();
+  } catch (error) {
+    await connection.disconnect();
+    throw connectionError(`cannot connect to ${options.label}: ${redact((error as Error).message, secrets)}`);
+  }
+  const listAll = (method: string, key: string) =>
+    safely(async () => (await connection.listAll(method, key)).items);
+  return {
+    listTools: () => listAll('tools/list', 'tools'),
+    callTool: (name, args) =>
+      safely(() =>
+        connection.callTool(name, args, {
+          timeout: options.toolTimeoutMs ?? 5 * 60_000,
+          resetTimeoutOnProgress: true,
+        }),
+      ),
+    listResources: () => listAll('resources/list', 'resources'),
+    readResource: (uri) => safely(() => connection.request('resources/read', { uri })),
+    listPrompts: () => listAll('prompts/list', 'prompts'),
+    getPrompt: (name, args) =>
+      safely(() =>
+        connection.request('prompts/get', { name, ...(Object.keys(args).length && { arguments: args }) }),
+      ),
+    close: () => connection.disconnect(),
+  };
+}

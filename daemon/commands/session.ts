@@ -1,0 +1,47 @@
+import type { JsonObject } from '../../shared/api.ts';
+
+/**
+ * The server a command talks to, opened either in this process (local-session.ts) or through a
+ * running daemon (daemon-session.ts). Results are the server's own, as MCP defines them.
+ */
+export interface Session {
+  listTools(): Promise<JsonObject[]>;
+  /** tools/call; elicitations on the way are answered from `--answer`. */
+  callTool(name: string, args: JsonObject): Promise<JsonObject>;
+  listResources(): Promise<JsonObject[]>;
+  readResource(uri: string): Promise<JsonObject>;
+  listPrompts(): Promise<JsonObject[]>;
+  getPrompt(name: string, args: Record<string, string>): Promise<JsonObject>;
+  /** Ends the connection: a STDIO server started for the command is stopped. */
+  close(): Promise<void>;
+}
+
+const open = new Set<Session>();
+let handling = false;
+
+/**
+ * Keeps a session to be closed if the command is interrupted: Ctrl+C (or SIGTERM) stops the STDIO
+ * server the command started (it runs in its own process group, so the terminal's signal does not
+ * reach it) before the command exits.
+ */
+export function track(session: Session): Session {
+  open.add(session);
+  if (!handling) {
+    handling = true;
+    const stop = (signal: NodeJS.Signals, code: number) => {
+      process.on(signal, () => {
+        void Promise.allSettled([...open].map((s) => s.close())).then(() => process.exit(code));
+      });
+    };
+    stop('SIGINT', 130);
+    stop('SIGTERM', 143);
+  }
+  // Sessions are plain objects of functions: the copy keeps them and wraps close.
+  return {
+    ...session,
+    close: async () => {
+      open.delete(session);
+      await session.close();
+    },
+  };
+}
