@@ -1,5 +1,8 @@
 /** Saved tool requests: their shape, the export file format and its validation (DESIGN "Front end"). */
 import type { JsonObject } from './api.ts';
+import { parseExpectations, type Expectation } from './expectations.ts';
+
+export type { Expectation } from './expectations.ts';
 
 export interface SavedRequest {
   id: string;
@@ -11,6 +14,11 @@ export interface SavedRequest {
   /** ISO 8601 timestamps. */
   createdAt: string;
   updatedAt: string;
+  /**
+   * What the result must look like for the request to pass (shared/expectations.ts). Optional in the
+   * file: exports from before expectations existed still import, with none.
+   */
+  expectations?: Expectation[];
 }
 
 export const SAVED_REQUESTS_EXPORT_VERSION = 1;
@@ -39,7 +47,8 @@ function isTimestamp(value: unknown): value is string {
 function parseEntry(entry: unknown, path: string, now: string): SavedRequest | string[] {
   if (!isObject(entry)) return [`${path}: must be an object`];
   const problems: string[] = [];
-  const { id, title, description, toolName, parameters, favorite, createdAt, updatedAt } = entry;
+  const { id, title, description, toolName, parameters, favorite, createdAt, updatedAt, expectations } =
+    entry;
   if (typeof title !== 'string' || title.trim() === '')
     problems.push(`${path}.title: must be a non-empty string`);
   if (typeof toolName !== 'string' || toolName.trim() === '') {
@@ -55,6 +64,9 @@ function parseEntry(entry: unknown, path: string, now: string): SavedRequest | s
     problems.push(`${path}.favorite: must be a boolean`);
   if (createdAt !== undefined && !isTimestamp(createdAt)) problems.push(`${path}.createdAt: must be a date`);
   if (updatedAt !== undefined && !isTimestamp(updatedAt)) problems.push(`${path}.updatedAt: must be a date`);
+  const checks =
+    expectations === undefined ? undefined : parseExpectations(expectations, `${path}.expectations`);
+  if (checks) problems.push(...checks.problems);
   if (problems.length > 0) return problems;
   const created = (createdAt as string | undefined) ?? now;
   return {
@@ -66,6 +78,7 @@ function parseEntry(entry: unknown, path: string, now: string): SavedRequest | s
     favorite: (favorite as boolean | undefined) ?? false,
     createdAt: created,
     updatedAt: (updatedAt as string | undefined) ?? created,
+    ...(checks && checks.expectations.length > 0 && { expectations: checks.expectations }),
   };
 }
 
