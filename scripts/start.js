@@ -4,7 +4,7 @@
 // in this process, with the same arguments (`npm start -- --port 6275`), so a signal sent to it (Ctrl+C,
 // SIGTERM) reaches the daemon itself, which closes its MCP servers and exits.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,22 +39,20 @@ const builds = [
   },
   {
     what: 'daemon',
-    sources: ['daemon', 'shared', 'tsconfig.base.json', 'package-lock.json'],
+    sources: ['daemon', 'shared', 'scripts/build-daemon.js', 'package-lock.json'],
     output: 'dist/server/daemon/main.js',
-    clean: 'dist/server',
-    command: ['tsc', '-p', 'daemon/tsconfig.build.json'],
-    // tsc prints nothing on success and its errors on stdout.
-    stdout: 'inherit',
+    command: [process.execPath, 'scripts/build-daemon.js'],
   },
 ];
 for (const build of builds) {
   const output = join(root, build.output);
   if (existsSync(output) && statSync(output).mtimeMs >= Math.max(...build.sources.map(newest))) continue;
   console.log(`Building the ${build.what}…`);
-  if (build.clean) rmSync(join(root, build.clean), { recursive: true, force: true });
-  const result = spawnSync(join(root, 'node_modules/.bin', build.command[0]), build.command.slice(1), {
+  const [command, ...args] = build.command;
+  const bin = command.startsWith('/') ? command : join(root, 'node_modules/.bin', command);
+  const result = spawnSync(bin, args, {
     cwd: root,
-    stdio: ['ignore', build.stdout ?? 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (result.status !== 0) {
     console.error(`npm start: building the ${build.what} failed (${build.command.join(' ')})`);

@@ -131,15 +131,12 @@ describe('the npm package', () => {
     const files = listing?.files.map((file) => file.path) ?? [];
     expect(files).toContain('bin/inspector-daemon.js');
     expect(files).toContain('dist/server/daemon/main.js');
-    expect(files).toContain('dist/server/shared/api.js');
     expect(files).toContain('dist/client/index.html');
     expect(files).toContain('README.md');
     expect(files).toContain('package.json');
     const outside = files.filter(
       (path) =>
-        !/^(bin\/|dist\/server\/(daemon|shared)\/|dist\/client\/|README\.md$|package\.json$|LICENSE)/.test(
-          path,
-        ),
+        !/^(bin\/|dist\/server\/daemon\/|dist\/client\/|README\.md$|package\.json$|LICENSE)/.test(path),
     );
     expect(outside).toEqual([]);
     expect(files.filter((path) => /(^|\/)(tests|fixtures|extension)\/|\.(ts|vue)$/.test(path))).toEqual([]);
