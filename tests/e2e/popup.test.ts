@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
-import { PanelPage } from './support/pages.ts';
-import { PopupPage } from './support/popup-page.ts';
+import { PanelPage } from './support/pages/panel.ts';
+import { PopupPage } from './support/pages/popup.ts';
 
 // The toolbar popup, opened as a tab (headless Chromium has no toolbar), after the panel paired and added
 // server-everything: each test starts where the one before it stopped.
@@ -25,9 +25,9 @@ describe('the toolbar popup of the built extension', () => {
 
   it('shows the daemon it is paired with and the servers added in the panel', async () => {
     const panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pair(daemon.url, daemon.token);
-    await panel.waitUntilPaired();
-    await panel.addStdioServer('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
+    await panel.pairing.pair(daemon.url, daemon.token);
+    await panel.pairing.waitUntilPaired();
+    await panel.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
     await panel.close();
 
     popup = await PopupPage.open(ext.browser, ext.pageUrl('popup.html'));
@@ -35,12 +35,7 @@ describe('the toolbar popup of the built extension', () => {
     expect(await popup.daemonStatus()).toBe(`● daemon ${version} at ${daemon.url}`);
     // The only server is picked by itself; listing its tools connects it.
     await popup.selectServer('everything');
-    await popup.page.waitForFunction(() =>
-      Array.from(
-        document.querySelectorAll<HTMLOptionElement>('[data-testid="popup-server"] option'),
-        (option) => option.text,
-      ).includes('everything (connected)'),
-    );
+    await popup.waitForServerOption('everything (connected)');
     expect(await popup.serverOptions()).toEqual(['everything (connected)']);
   });
 
@@ -57,16 +52,14 @@ describe('the toolbar popup of the built extension', () => {
   it('answers the elicitation of trigger-elicitation-request in the popup', async () => {
     await popup.selectTool('trigger-elicitation-request');
     await popup.run();
-    expect(await popup.elicitation()).toBe('Please provide inputs for the following fields:');
+    expect(await popup.elicitation.message()).toBe('Please provide inputs for the following fields:');
     expect(await popup.runState()).toBe('elicitation');
     // `name` is required: Accept stays disabled until it is filled.
-    expect(await popup.elicitationAcceptEnabled()).toBe(false);
-    await popup.fillElicitation('name', 'Grace Hopper');
-    await popup.page.waitForSelector(
-      '[data-testid="elicitation-dialog"] [data-testid="elicit-accept"]:enabled',
-    );
+    expect(await popup.elicitation.acceptEnabled()).toBe(false);
+    await popup.elicitation.fill('name', 'Grace Hopper');
+    await popup.elicitation.waitForAcceptEnabled();
     await popup.screenshot('popup-elicitation');
-    await popup.acceptElicitation();
+    await popup.elicitation.press('accept');
 
     const result = await popup.resultWith('User provided the requested information');
     expect(result).toContain('- Name: Grace Hopper');
@@ -77,8 +70,8 @@ describe('the toolbar popup of the built extension', () => {
     const page = await popup.openFullInspector();
     expect(page.url()).toBe(ext.pageUrl('devtools-panel.html'));
     const panel = new PanelPage(page);
-    expect(await panel.waitUntilPaired()).toContain('daemon');
-    await panel.page.waitForSelector('[data-testid="server-everything"]');
+    expect(await panel.pairing.waitUntilPaired()).toContain('daemon');
+    await panel.servers.waitFor('everything');
     await panel.close();
   });
 });

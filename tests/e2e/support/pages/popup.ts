@@ -1,18 +1,24 @@
+/**
+ * The toolbar popup (extension/popup/PopupApp.vue), opened as a tab at `chrome-extension://<id>/popup.html`
+ * (headless Chromium has no toolbar to click) in a viewport of the popup's own size: the daemon's status,
+ * the server and tool pickers, the tool form, Run and the result, and the elicitation dialog.
+ */
 import type { Browser, Page } from 'puppeteer';
-import { byTestId, saveScreenshot, type ScreenshotOptions, waitForText } from './pages.ts';
+import { byTestId, fresh, markStale, saveScreenshot, type ScreenshotOptions, waitForText } from './dom.ts';
+import { ElicitationDialog } from './elicitation-dialog.ts';
 
-const DIALOG = byTestId('elicitation-dialog');
 /** The popup's tool form, not the elicitation dialog's (both name their inputs `field-<name>`). */
 const TOOL_FORM = 'section.tool';
+const RESULT = byTestId('popup-result');
 /** The popup's own size (PopupApp.vue): Chromium sizes the toolbar popup to it. */
 export const POPUP_VIEWPORT = { width: 380, height: 520 };
 
-/**
- * The toolbar popup, opened as a tab at `chrome-extension://<id>/popup.html` (headless Chromium has no
- * toolbar to click) in a viewport of the popup's own size.
- */
 export class PopupPage {
-  constructor(readonly page: Page) {}
+  readonly elicitation: ElicitationDialog;
+
+  constructor(readonly page: Page) {
+    this.elicitation = new ElicitationDialog(page);
+  }
 
   static async open(browser: Browser, url: string): Promise<PopupPage> {
     const page = await browser.newPage();
@@ -35,6 +41,19 @@ export class PopupPage {
   async serverOptions(): Promise<string[]> {
     return this.page.$$eval(`${byTestId('popup-server')} option`, (els) =>
       els.map((el) => (el as HTMLOptionElement).text.trim()),
+    );
+  }
+
+  /** Waits until the server select offers an option labelled `label` (as `everything (connected)`). */
+  async waitForServerOption(label: string): Promise<void> {
+    await this.page.waitForFunction(
+      (sel: string, wanted: string) =>
+        Array.from(document.querySelectorAll<HTMLOptionElement>(sel), (option) => option.text).includes(
+          wanted,
+        ),
+      {},
+      `${byTestId('popup-server')} option`,
+      label,
     );
   }
 
@@ -64,42 +83,18 @@ export class PopupPage {
 
   /** Presses Run. The result shown before is marked stale so that `resultWith` waits for the new one. */
   async run(): Promise<void> {
-    await this.page.$$eval(byTestId('popup-result'), (els) =>
-      els.forEach((el) => el.setAttribute('data-e2e-stale', '')),
-    );
+    await markStale(this.page, RESULT);
     await this.page.locator(`${byTestId('popup-run')}:enabled`).click();
   }
 
   /** Waits for a result of the last `run()` whose text contains `text`; returns the result's text. */
   async resultWith(text: string): Promise<string> {
-    return waitForText(this.page, `${byTestId('popup-result')}:not([data-e2e-stale])`, text);
+    return waitForText(this.page, fresh(RESULT), text);
   }
 
   /** The run status's state (`running`, `elicitation`, `completed`, …). */
   async runState(): Promise<string | null> {
     return this.page.$eval(byTestId('run-status'), (el) => el.getAttribute('data-state'));
-  }
-
-  /** Waits for the elicitation dialog and returns the server's message. */
-  async elicitation(): Promise<string> {
-    await this.page.waitForSelector(`${DIALOG}[open]`);
-    return this.page.$eval(`${DIALOG} ${byTestId('elicit-message')}`, (el) => (el as HTMLElement).innerText);
-  }
-
-  async fillElicitation(path: string, value: string): Promise<void> {
-    await this.page.locator(`${DIALOG} ${byTestId(`field-${path}`)}`).fill(value);
-  }
-
-  async elicitationAcceptEnabled(): Promise<boolean> {
-    return this.page.$eval(
-      `${DIALOG} ${byTestId('elicit-accept')}`,
-      (el) => !(el as HTMLButtonElement).disabled,
-    );
-  }
-
-  async acceptElicitation(): Promise<void> {
-    await this.page.locator(`${DIALOG} ${byTestId('elicit-accept')}:enabled`).click();
-    await this.page.waitForSelector(DIALOG, { hidden: true });
   }
 
   /** Presses "Open full inspector" and returns the new tab it opens, once that tab has loaded. */

@@ -1,0 +1,48 @@
+/**
+ * The saved requests of the selected server (extension/saved-requests/SavedRequests.vue), beside the
+ * tool form: saving the form under a title, the list, loading one back.
+ */
+import type { Page } from 'puppeteer';
+import { byTestId, waitForText } from './dom.ts';
+
+export class SavedRequestsView {
+  constructor(readonly page: Page) {}
+
+  /** Waits until the form to save a request is shown (under a selected tool). */
+  async waitForForm(): Promise<void> {
+    await this.page.waitForSelector(byTestId('saved-title'));
+  }
+
+  /** Saves the tool form as it is under `title` and waits for it in the list. */
+  async save(title: string): Promise<void> {
+    await this.page.locator(byTestId('saved-title')).fill(title);
+    await this.page.locator(byTestId('saved-save')).click();
+    await waitForText(this.page, byTestId('saved-item-title'), title, true);
+  }
+
+  /** Titles of the saved requests of the selected server, once the list has loaded. */
+  async titles(): Promise<string[]> {
+    await this.page.waitForSelector(`${byTestId('saved-item')}, ${byTestId('saved-empty')}`);
+    return this.page.$$eval(byTestId('saved-item-title'), (els) =>
+      els.map((el) => (el as HTMLElement).innerText.trim()),
+    );
+  }
+
+  /** Presses Load on the saved request with this title. */
+  async load(title: string): Promise<void> {
+    await waitForText(this.page, byTestId('saved-item-title'), title, true);
+    const items = await this.page.$$(byTestId('saved-item'));
+    for (const item of items) {
+      const itemTitle = await item.$eval(byTestId('saved-item-title'), (el) =>
+        (el as HTMLElement).innerText.trim(),
+      );
+      if (itemTitle === title) {
+        const load = await item.$(byTestId('saved-load'));
+        if (!load) throw new Error(`saved request "${title}" has no Load button`);
+        await load.click();
+        return;
+      }
+    }
+    throw new Error(`no saved request titled "${title}"`);
+  }
+}
