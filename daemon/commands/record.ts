@@ -1,0 +1,264 @@
+/**
+ * `inspector-daemon record SERVER --out FILE`: writes a session file (.jsonl, shared/session-file.ts).
+ * It connects, lists the server's tools, resources and prompts (so that replay and diff have them) and
+ * makes the `--call`s given. In this process it then ends; through a daemon (`--daemon URL`) it goes on
+ * recording that server's traffic from the daemon's log (calls made in the panel) until Ctrl+C or SIGTERM.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { JsonObject } from '../../shared/api.ts';
+import type { RpcLogEntry } from '../../shared/logs.ts';
+import type { ServerRecord } from '../../shared/servers.ts';
+import {
+  exchanges,
+  formatLine,
+  type SessionHeader,
+  sessionHeader,
+  sessionLine,
+} from '../../shared/session-file.ts';
+import { LogBus } from '../logs/log-bus.ts';
+import { Answerer, readAnswers } from './answers.ts';
+import { callArguments } from './call-args.ts';
+import { type DaemonAccess, DaemonApi, openDaemon } from './daemon-session.ts';
+import { EXIT } from './exit-codes.ts';
+import { classify, connectionError, guarded, usageError } from './failure.ts';
+import { SERVER_HELP } from './help.ts';
+import { openLocal } from './local-session.ts';
+import { type Session, track } from './session.ts';
+import { parseCommand, resolveTarget, type Target, TARGET_OPTIONS, type Values } from './target.ts';
+
+const USAGE = `Usage: inspector-daemon record SERVER --out FILE [--call NAME [--args JSON]]... [--answer JSON|FILE]...
+
+  Records a session with the server to FILE (.jsonl: a header line, then one line per JSON-RPC
+  message, secrets redacted): connects, initializes, lists its tools, resources and prompts, and makes
+  each --call. With --daemon URL it then goes on recording every message of that server in the daemon
+  (the calls made in the panel) until Ctrl+C or SIGTERM, and writes the file when stopped.
+  Serve the file with \`inspector-daemon replay FILE\`; compare a server with it with \`inspector-daemon diff\`.
+
+  --out FILE           the session file to write (.jsonl)
+  --call NAME          call this tool (repeatable); an --args JSON after it gives its arguments
+  --args JSON          the arguments of the --call before it, as a JSON object
+  --answer JSON|FILE   answer to an elicitation during a call, in order; without one it is declined
+${SERVER_HELP}`;
+
+const OPTIONS = {
+  ...TARGET_OPTIONS,
+  out: { type: 'string' },
+  call: { type: 'string', multiple: true },
+  args: { type: 'string', multiple: true },
+} as const;
+
+interface Call {
+  name: string;
+  args: JsonObject;
+}
+
+export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return guarded('record', async () => {
+    const { values, positionals } = parseCommand(argv, OPTIONS);
+    if (values.help) {
+      console.log(USAGE);
+      return EXIT.ok;
+    }
+    if (positionals.length) throw usageError(`unexpected argument "${positionals[0]}" (see --help)`);
+    const out = values.out as string | undefined;
+    if (!out) throw usageError('--out FILE is needed: the session file to write (see --help)');
+    const toCall = calls(argv);
+    const target = await resolveTarget(values, env);
+    const file = await openOut(out);
+    try {
+      return target.kind === 'daemon'
+        ? await recordThroughDaemon(target.access, target.serverId, file, values, toCall)
+        : await recordHere(target, file, values, toCall);
+    } finally {
+      await new Promise<void>((resolve) => file.end(resolve));
+    }
+  });
+}
+
+/** The `--call NAME [--args JSON]` pairs, in the order given. */
+function calls(argv: string[]): Call[] {
+  const found: Call[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = (argv[i] ?? '').split(/=(.*)/s, 2);
+    if (flag !== '--call' && flag !== '--args') continue;
+    const value = inline ?? argv[++i] ?? '';
+    if (flag === '--call') found.push({ name: value, args: {} });
+    else {
+      const last = found.at(-1);
+      if (!last) throw usageError('--args goes after the --call NAME it is for');
+      last.args = callArguments(value, []);
+    }
+  }
+  return found;
+}
+
+/** The output file, opened before connecting: a path that cannot be written is said at once. */
+async function openOut(path: string): Promise<WriteStream> {
+  const file = createWriteStream(path);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      file.once('open', () => resolve());
+      file.once('error', reject);
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a folder' : code;
+    throw usageError(`--out ${path} cannot be written: ${why ?? 'error'}`);
+  }
+  return file;
+}
+
+/** Lists what the server declares and makes the calls; a failure is told and recorded as it was answered. */
+async function exercise(session: Session, header: SessionHeader, toCall: Call[]): Promise<void> {
+  const capabilities = header.server.capabilities ?? {};
+  const steps: Array<[string, () => Promise<unknown>]> = [];
+  if (capabilities.tools) steps.push(['tools/list', () => session.listTools()]);
+  if (capabilities.resources) steps.push(['resources/list', () => session.listResources()]);
+  if (capabilities.prompts) steps.push(['prompts/list', () => session.listPrompts()]);
+  for (const call of toCall)
+    steps.push([`the call of "${call.name}"`, () => session.callTool(call.name, call.args)]);
+  for (const [what, step] of steps) {
+    try {
+      await step();
+    } catch (error) {
+      console.error(
+        `inspector-daemon record: ${what} failed (${classify(error).message}); recorded as answered`,
+      );
+    }
+  }
+}
+
+/** In this process: the connection's own log, written once the listings and calls are done. */
+async function recordHere(
+  { server, label }: Extract<Target, { kind: 'local' }>,
+  file: WriteStream,
+  values: Values,
+  toCall: Call[],
+): Promise<number> {
+  const bus = new LogBus(100);
+  const entries: RpcLogEntry[] = [];
+  // Subscribed before connecting: the bus hands its subscribers each entry with the secrets redacted.
+  bus.subscribe((entry) => entries.push(entry));
+  const answerer = new Answerer(readAnswers((values.answer as string[] | undefined) ?? []));
+  const session = track(await openLocal(server, { answerer, label, verbose: values.verbose === true, bus }));
+  let header: SessionHeader;
+  try {
+    const initialize = exchanges({ lines: entries.map(sessionLine) }).find((e) => e.method === 'initialize');
+    header = sessionHeader({ name: server.name, ...(initialize?.result as Partial<ServerRecord>) });
+    await exercise(session, header, toCall);
+  } finally {
+    await session.close();
+  }
+  file.write(formatLine(header));
+  for (const entry of entries) file.write(formatLine(sessionLine(entry)));
+  console.log(`recorded ${countMessages(entries)} messages of ${label} to ${file.path as string}`);
+  return EXIT.ok;
+}
+
+/**
+ * Through a daemon: the server's entries from the daemon's log stream (`rpc-logs`), written as they
+ * come, until Ctrl+C or SIGTERM. A stream the daemon ends (it drops a slow reader) is resumed after
+ * the last entry it sent.
+ */
+async function recordThroughDaemon(
+  access: DaemonAccess,
+  serverId: string,
+  file: WriteStream,
+  values: Values,
+  toCall: Call[],
+): Promise<number> {
+  const stopped = new AbortController();
+  const stop = (): void => stopped.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const answerer = new Answerer(readAnswers((values.answer as string[] | undefined) ?? []));
+    // Connected first, so the header carries the server's info and capabilities.
+    const session = await openDaemon(access, serverId, answerer);
+    const api = new DaemonApi(access);
+    const header = sessionHeader(await api.call('GET /servers/:id', { id: serverId }));
+    file.write(formatLine(header));
+    let recorded = 0;
+    const following = follow(access, serverId, stopped.signal, (entry) => {
+      file.write(formatLine(sessionLine(entry)));
+      if (entry.direction === 'send' || entry.direction === 'receive') recorded++;
+    });
+    await following.started;
+    await exercise(session, header, toCall);
+    console.error(
+      `inspector-daemon record: recording "${serverId}" to ${file.path as string}; Ctrl+C to stop`,
+    );
+    await following.ended;
+    console.log(`recorded ${recorded} messages of "${serverId}" to ${file.path as string}`);
+    return EXIT.ok;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+/** Follows the daemon's log stream for one server; `started` once the first stream is open. */
+function follow(
+  access: DaemonAccess,
+  serverId: string,
+  signal: AbortSignal,
+  onEntry: (entry: RpcLogEntry) => void,
+): { started: Promise<void>; ended: Promise<void> } {
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const ended = (async () => {
+    let lastSeq: number | undefined;
+    while (!signal.aborted) {
+      let response: Response;
+      try {
+        response = await fetch(`${access.url}/api/mcp/rpc-logs?serverIds=${encodeURIComponent(serverId)}`, {
+          headers: {
+            ...(access.token && { 'X-Inspector-Token': access.token }),
+            ...(lastSeq !== undefined && { 'Last-Event-ID': String(lastSeq) }),
+          },
+          signal,
+        });
+      } catch (error) {
+        if (signal.aborted) break;
+        throw classify(error);
+      }
+      if (!response.ok || !response.body) {
+        throw connectionError(`the daemon at ${access.url} refused its log stream (HTTP ${response.status})`);
+      }
+      markStarted();
+      try {
+        for await (const entry of sseEntries(response.body)) {
+          lastSeq = entry.seq;
+          if (entry.serverId === serverId) onEntry(entry);
+        }
+      } catch {
+        // Stopped (the fetch is aborted), or the stream broke: resumed unless stopped.
+      }
+    }
+  })();
+  return { started: Promise.race([started, ended]), ended };
+}
+
+/** The log entries of a Server-Sent Events body, one per `data:` event. */
+async function* sseEntries(body: ReadableStream<Uint8Array>): AsyncGenerator<RpcLogEntry> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffered.indexOf('\n\n')) !== -1) {
+      const data = buffered
+        .slice(0, end)
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      buffered = buffered.slice(end + 2);
+      if (data) yield JSON.parse(data) as RpcLogEntry;
+    }
+  }
+}
+
+function countMessages(entries: RpcLogEntry[]): number {
+  return entries.filter((entry) => entry.direction === 'send' || entry.direction === 'receive').length;
+}
