@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
-import { byTestId, PanelPage, waitForText } from './support/pages.ts';
+import { PanelPage } from './support/pages/panel.ts';
 
 const SHOTS = '/tmp/shots-client';
 
@@ -20,10 +20,10 @@ describe('client features in the panel', () => {
     ext = await launchWithTestExtension();
     daemon = await startDaemonForExtension();
     panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pair(daemon.url, daemon.token);
-    await panel.waitUntilPaired();
-    await panel.addStdioServer('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
-    await panel.connect('everything');
+    await panel.pairing.pair(daemon.url, daemon.token);
+    await panel.pairing.waitUntilPaired();
+    await panel.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
+    await panel.servers.connect('everything');
   });
 
   afterAll(async () => {
@@ -33,26 +33,14 @@ describe('client features in the panel', () => {
 
   it('shows the server, its instructions and capabilities, pings it and sets its log level', async () => {
     await panel.openTab('server');
-    await waitForText(panel.page, byTestId('server-info-version'), 'mcp-servers/everything');
-    expect(await panel.page.$eval(byTestId('server-info-protocol'), (el) => el.textContent?.trim())).toMatch(
-      /^\d{4}-\d{2}-\d{2}$/,
-    );
-    const instructions = await panel.page.$eval(
-      byTestId('server-info-instructions'),
-      (el) => el.textContent ?? '',
-    );
-    expect(instructions.length).toBeGreaterThan(20);
-    await panel.page.waitForSelector(byTestId('server-capability-logging'));
+    await panel.serverInfo.version('mcp-servers/everything');
+    expect(await panel.serverInfo.protocol()).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect((await panel.serverInfo.instructions()).length).toBeGreaterThan(20);
+    await panel.serverInfo.waitForCapability('logging');
 
-    await panel.page.locator(byTestId('server-ping')).click();
-    await waitForText(panel.page, byTestId('server-ping-result'), 'answered in');
+    expect(await panel.serverInfo.ping()).toContain('answered in');
 
-    await panel.page.select(byTestId('server-logging-level'), 'debug');
-    await panel.page.waitForFunction(
-      (selector) => (document.querySelector(selector) as HTMLSelectElement | null)?.value === 'debug',
-      {},
-      byTestId('server-logging-level'),
-    );
+    await panel.serverInfo.setLoggingLevel('debug');
     const record = await (
       await fetch(`${daemon!.url}/api/mcp/servers/everything`, {
         headers: { 'X-Inspector-Token': daemon!.token },
@@ -62,67 +50,45 @@ describe('client features in the panel', () => {
   });
 
   it('offers the roots edited in the Server view to the server', async () => {
-    await panel.page.locator(byTestId('root-add')).click();
-    await panel.page.locator(byTestId('root-uri-0')).fill('https://not-a-folder');
-    await waitForText(panel.page, byTestId('root-0'), 'use a file:// URI');
-    expect(await panel.page.$eval(byTestId('roots-save'), (el) => (el as HTMLButtonElement).disabled)).toBe(
-      true,
-    );
-    await panel.page.locator(byTestId('root-uri-0')).fill('file:///tmp/inspector-demo');
-    await panel.page.locator(byTestId('root-name-0')).fill('Demo project');
-    await panel.page.locator(byTestId('roots-save')).click();
-    await panel.page.waitForSelector(byTestId('roots-saved'));
+    await panel.serverInfo.addRoot();
+    await panel.serverInfo.fillRoot(0, 'https://not-a-folder');
+    await panel.serverInfo.rootProblem(0, 'use a file:// URI');
+    expect(await panel.serverInfo.saveRootsEnabled()).toBe(false);
+    await panel.serverInfo.fillRoot(0, 'file:///tmp/inspector-demo', 'Demo project');
+    await panel.serverInfo.saveRoots();
     await panel.page.bringToFront();
     await panel.page.screenshot({ path: `${SHOTS}/server-view.png` });
 
     await panel.openTab('tools');
-    await panel.selectTool('get-roots-list');
-    await panel.run();
-    const text = await panel.resultWith('file:///tmp/inspector-demo');
+    await panel.tools.select('get-roots-list');
+    await panel.tools.run();
+    const text = await panel.tools.resultWith('file:///tmp/inspector-demo');
     expect(text).toContain('Demo project');
   });
 
   it('suggests prompt argument values from completion/complete, with the other arguments as context', async () => {
     await panel.openTab('prompts');
-    await panel.selectPrompt('completable-prompt');
-    await panel.fillPromptArgument('department', 'S');
-    const options = (selector: string) =>
-      panel.page.$$eval(`${selector} option`, (els) => els.map((el) => (el as HTMLOptionElement).value));
-    await panel.page.waitForFunction(
-      (selector) => document.querySelectorAll(`${selector} option`).length === 2,
-      {},
-      byTestId('prompt-arg-department-suggestions'),
-    );
-    expect(await options(byTestId('prompt-arg-department-suggestions'))).toEqual(['Sales', 'Support']);
-    expect(await panel.page.$eval(byTestId('prompt-arg-department'), (el) => el.getAttribute('list'))).toBe(
-      await panel.page.$eval(byTestId('prompt-arg-department-suggestions'), (el) => el.id),
-    );
+    await panel.prompts.select('completable-prompt');
+    await panel.prompts.fillArgument('department', 'S');
+    expect(await panel.prompts.suggestions('department', 2)).toEqual(['Sales', 'Support']);
+    expect(await panel.prompts.offersSuggestions('department')).toBe(true);
 
-    await panel.fillPromptArgument('department', 'Sales');
-    await panel.fillPromptArgument('name', 'E');
-    await panel.page.waitForFunction(
-      (selector) => document.querySelectorAll(`${selector} option`).length === 1,
-      {},
-      byTestId('prompt-arg-name-suggestions'),
-    );
-    expect(await options(byTestId('prompt-arg-name-suggestions'))).toEqual(['Eve']);
+    await panel.prompts.fillArgument('department', 'Sales');
+    await panel.prompts.fillArgument('name', 'E');
+    expect(await panel.prompts.suggestions('name', 1)).toEqual(['Eve']);
   });
 
   it('shows a sampling request and sends the reply written by hand', async () => {
     await panel.openTab('tools');
-    await panel.selectTool('trigger-sampling-request');
-    await panel.fill('prompt', 'a haiku about green tests');
-    await panel.run();
-    const dialog = await panel.page.waitForSelector(`${byTestId('sampling-dialog')}[open]`);
-    expect(await dialog!.evaluate((el) => (el as HTMLElement).innerText)).toContain(
-      'a haiku about green tests',
-    );
-    await panel.page.locator(byTestId('sampling-text')).fill('Green bars at dawn');
+    await panel.tools.select('trigger-sampling-request');
+    await panel.tools.fill('prompt', 'a haiku about green tests');
+    await panel.tools.run();
+    expect(await panel.sampling.request()).toContain('a haiku about green tests');
+    await panel.sampling.write('Green bars at dawn');
     await panel.page.bringToFront();
     await panel.page.screenshot({ path: `${SHOTS}/sampling-dialog.png` });
-    await panel.page.locator(byTestId('sampling-send')).click();
-    await panel.page.waitForSelector(byTestId('sampling-dialog'), { hidden: true });
-    const result = await panel.resultWith('Green bars at dawn');
+    await panel.sampling.send();
+    const result = await panel.tools.resultWith('Green bars at dawn');
     expect(result).toContain('inspector-user');
   });
 });

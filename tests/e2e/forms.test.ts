@@ -4,12 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension, VIEWPORT } from './support/browser.ts';
 import { startDaemonForExtension } from './support/daemon.ts';
-import { byTestId, PanelPage, waitForText } from './support/pages.ts';
+import { PanelPage } from './support/pages/panel.ts';
 
 /** Screenshots of the forms and the dialog, for a person to look at. */
 const SHOTS = '/tmp/shots-forms';
-const TOOL_FORM = 'section.split-detail';
-const DIALOG = byTestId('elicitation-dialog');
 
 // One browser with the built extension and one daemon run the schema fixture's tools through the panel,
 // each test starting where the one before it stopped, as a user would.
@@ -18,7 +16,7 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
   let daemon: TestDaemon;
   let panel: PanelPage;
 
-  const field = (path: string) => `${TOOL_FORM} ${byTestId(`field-${path}`)}`;
+  const field = (path: string) => panel.tools.field(path);
   const shoot = async (name: string, width = VIEWPORT.width) => {
     await mkdir(SHOTS, { recursive: true });
     await panel.page.setViewport({ ...VIEWPORT, width });
@@ -31,15 +29,15 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
     ext = await launchWithTestExtension();
     daemon = await startDaemonForExtension();
     panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pair(daemon.url, daemon.token);
-    await panel.waitUntilPaired();
-    await panel.addStdioServer(
+    await panel.pairing.pair(daemon.url, daemon.token);
+    await panel.pairing.waitUntilPaired();
+    await panel.servers.addStdio(
       'schemas',
       process.execPath,
       [...TSX_LOADER, join(FIXTURES, 'schema-server.ts')],
       ROOT,
     );
-    await panel.connect('schemas');
+    await panel.servers.connect('schemas');
   });
 
   afterAll(async () => {
@@ -48,7 +46,7 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
   });
 
   it('runs a tool with a titled pick list, a date-time, a $ref object and a type union', async () => {
-    await panel.selectTool('order');
+    await panel.tools.select('order');
 
     // The oneOf pick list shows titles and holds the const values; required, so no empty choice.
     const sizes = await panel.page.$$eval(`${field('size')} option`, (options) =>
@@ -66,7 +64,7 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
       'datetime-local',
     );
     await panel.page.locator(field('deliverAt')).fill('2026-05-04T09:15');
-    const sentAt = await waitForText(panel.page, `${TOOL_FORM} ${byTestId('sent-deliverAt')}`, 'Sent as');
+    const sentAt = await panel.tools.sentAs('deliverAt');
     const deliverAt = sentAt.replace('Sent as ', '').trim();
     expect(deliverAt).toMatch(/^2026-05-04T09:15:00(Z|[+-]\d{2}:\d{2})$/);
     expect(await panel.page.evaluate((text) => new Date(text).getTime(), deliverAt)).toBe(
@@ -74,7 +72,7 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
     );
 
     // The $ref'd Address is a group of its own fields, its country a $ref'd enum with enumNames.
-    await panel.fill('shipTo.city', 'Oslo');
+    await panel.tools.fill('shipTo.city', 'Oslo');
     expect(
       await panel.page.$$eval(`${field('shipTo.country')} option`, (options) =>
         options.map((o) => o.textContent?.trim()),
@@ -84,14 +82,14 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
 
     // The union starts as its first type (a checkbox); picking `string` gives a text box.
     expect(await panel.page.$eval(field('giftWrap'), (el) => (el as HTMLInputElement).type)).toBe('checkbox');
-    await panel.page.select(`${TOOL_FORM} ${byTestId('type-giftWrap')}`, '1');
+    await panel.page.select(panel.tools.inForm('type-giftWrap'), '1');
     await panel.page.waitForSelector(`${field('giftWrap')}[type="text"]`);
-    await panel.fill('giftWrap', 'gold paper');
+    await panel.tools.fill('giftWrap', 'gold paper');
 
     // Long free text is a textarea; the recursive Category stops at a depth and leaves the rest to JSON.
     expect(await panel.page.$eval(field('note'), (el) => el.tagName)).toBe('TEXTAREA');
     expect(await panel.page.$(field('category.name'))).not.toBeNull();
-    expect(await panel.fieldValue('quantity')).toBe('1');
+    expect(await panel.tools.fieldValue('quantity')).toBe('1');
     await shoot('order-form');
     await shoot('order-form-400', 400);
 
@@ -103,27 +101,23 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
       quantity: 1,
     };
     // The JSON view shows exactly what will be sent, and switching back keeps the values.
-    await panel.page.locator(`${TOOL_FORM} ${byTestId('mode-json')}`).click();
-    const raw = await panel.page.$eval(`${TOOL_FORM} ${byTestId('raw-json')}`, (el) =>
-      JSON.parse((el as HTMLTextAreaElement).value),
-    );
-    expect(raw).toEqual(expected);
+    expect(await panel.tools.showJson()).toEqual(expected);
     await shoot('order-json');
-    await panel.page.locator(`${TOOL_FORM} ${byTestId('mode-form')}`).click();
-    expect(await panel.fieldValue('giftWrap')).toBe('gold paper');
-    expect(await panel.fieldValue('shipTo.city')).toBe('Oslo');
+    await panel.tools.showForm();
+    expect(await panel.tools.fieldValue('giftWrap')).toBe('gold paper');
+    expect(await panel.tools.fieldValue('shipTo.city')).toBe('Oslo');
 
-    await panel.run();
-    const result = await panel.resultWith('Order: ');
+    await panel.tools.run();
+    const result = await panel.tools.resultWith('Order: ');
     const sent = JSON.parse(result.slice(result.indexOf('Order: ') + 'Order: '.length).split('\n')[0]!);
     expect(sent).toEqual(expected);
   });
 
   it('answers an elicitation with titled enums, the invalid answer blocked until corrected', async () => {
-    await panel.selectTool('survey');
-    await panel.run();
-    expect(await panel.elicitation()).toBe('A few questions about your order');
-    const inDialog = (testid: string) => `${DIALOG} ${byTestId(testid)}`;
+    await panel.tools.select('survey');
+    await panel.tools.run();
+    expect(await panel.elicitation.message()).toBe('A few questions about your order');
+    const inDialog = (testid: string) => panel.elicitation.inDialog(testid);
 
     expect(
       await panel.page.$$eval(`${inDialog('field-plan')} option`, (options) =>
@@ -142,16 +136,14 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
     ).toEqual(['—', 'Bronze', 'Gold']);
 
     // An invalid answer: a bad address, too many toppings, too many seats.
-    await panel.page.locator(inDialog('field-email')).fill('not-an-address');
+    await panel.elicitation.fill('email', 'not-an-address');
     for (const index of [0, 1, 2]) await panel.page.locator(inDialog(`option-toppings-${index}`)).click();
-    await panel.page.locator(inDialog('field-seats')).fill('12');
-    expect(await waitForText(panel.page, inDialog('error-email'), 'e-mail')).toBe('Not an e-mail address');
-    expect(await waitForText(panel.page, inDialog('error-toppings'), 'Pick')).toBe('Pick at most 2');
-    expect(await waitForText(panel.page, inDialog('error-seats'), 'Must')).toBe('Must be at most 8');
-    expect(await panel.elicitationAcceptEnabled()).toBe(false);
-    expect(await waitForText(panel.page, inDialog('elicit-blocked'), "Can't accept yet")).toContain(
-      'email: Not an e-mail address',
-    );
+    await panel.elicitation.fill('seats', '12');
+    expect(await panel.elicitation.error('email', 'e-mail')).toBe('Not an e-mail address');
+    expect(await panel.elicitation.error('toppings', 'Pick')).toBe('Pick at most 2');
+    expect(await panel.elicitation.error('seats', 'Must')).toBe('Must be at most 8');
+    expect(await panel.elicitation.acceptEnabled()).toBe(false);
+    expect(await panel.elicitation.blocked("Can't accept yet")).toContain('email: Not an e-mail address');
     await panel.page.bringToFront();
     await mkdir(SHOTS, { recursive: true });
     await panel.page.screenshot({ path: join(SHOTS, 'elicitation-invalid.png') });
@@ -161,19 +153,18 @@ describe('forms generated from JSON Schema in the DevTools panel', () => {
     // Enter in a field submits the form: nothing is sent while the answer is invalid.
     await panel.page.locator(inDialog('field-email')).click();
     await panel.page.keyboard.press('Enter');
-    expect(await panel.page.$(`${DIALOG}[open]`)).not.toBeNull();
+    expect(await panel.elicitation.isOpen()).toBe(true);
 
     // Corrected, it goes through with the const values of the picks.
-    await panel.page.locator(inDialog('field-email')).fill('ada@example.com');
+    await panel.elicitation.fill('email', 'ada@example.com');
     await panel.page.locator(inDialog('option-toppings-0')).click();
-    await panel.page.locator(inDialog('field-seats')).fill('2');
+    await panel.elicitation.fill('seats', '2');
     await panel.page.select(inDialog('field-plan'), 'pro');
-    await panel.page.waitForSelector(`${inDialog('elicit-accept')}:enabled`);
-    expect(await panel.page.$(inDialog('error-email'))).toBeNull();
-    await panel.page.locator(inDialog('elicit-accept')).click();
-    await panel.page.waitForSelector(DIALOG, { hidden: true });
+    await panel.elicitation.waitForAcceptEnabled();
+    expect(await panel.elicitation.hasError('email')).toBe(false);
+    await panel.elicitation.press('accept');
 
-    const result = await panel.resultWith('Survey: ');
+    const result = await panel.tools.resultWith('Survey: ');
     const answer = JSON.parse(result.slice(result.indexOf('Survey: ') + 'Survey: '.length).split('\n')[0]!);
     expect(answer).toEqual({
       action: 'accept',

@@ -6,7 +6,8 @@ import { launchBrowser } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension, startDaemonWithWebPage } from './support/daemon.ts';
 import { type ExtensionBrowser } from './support/browser.ts';
 import { launchWithDevTools, openMcpPanel } from './support/devtools.ts';
-import { byTestId, PanelPage, waitForText } from './support/pages.ts';
+import { byTestId } from './support/pages/dom.ts';
+import { PanelPage } from './support/pages/panel.ts';
 import { WEB_DIR } from './support/paths.ts';
 
 const SHOTS = '/tmp/shots-layout';
@@ -80,13 +81,13 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
     failure = (await daemon.api('GET', '/api/mcp/servers/broken')).body.lastError;
     browser = await launchBrowser();
     web = await PanelPage.open(browser, `${daemon.url}/`);
-    await web.pair(daemon.url, daemon.token);
-    await web.waitUntilPaired();
-    await web.connect('everything');
-    await web.selectTool('echo');
-    await web.fill('message', 'layout');
-    await web.run();
-    await web.resultWith('Echo: layout');
+    await web.pairing.pair(daemon.url, daemon.token);
+    await web.pairing.waitUntilPaired();
+    await web.servers.connect('everything');
+    await web.tools.select('echo');
+    await web.tools.fill('message', 'layout');
+    await web.tools.run();
+    await web.tools.resultWith('Echo: layout');
   });
 
   afterAll(async () => {
@@ -99,9 +100,9 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
       const { page } = web;
       await page.setViewport({ width, height: HEIGHT });
       await web.openTab('tools');
-      await web.selectServer('everything');
-      await web.selectTool('echo');
-      await web.page.waitForSelector(byTestId('saved-title'));
+      await web.servers.select('everything');
+      await web.tools.select('echo');
+      await web.savedRequests.waitForForm();
 
       const g = await geometry(page);
       expect(g.innerWidth).toBe(width);
@@ -133,7 +134,7 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
       await shot(page, `web-${width}-tools`);
 
       await web.openTab('logs');
-      await page.waitForSelector(byTestId('log-row'));
+      await web.logs.waitForRow();
       const columns = await visibleColumns(page);
       expect(columns).toEqual(expect.arrayContaining(ESSENTIAL_COLUMNS));
       if (width >= 1400) expect(columns).toContain('ID');
@@ -154,8 +155,8 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
   it('resizes the server list and the tool list by keyboard and pointer, and keeps both after a reload', async () => {
     const { page } = web;
     await page.setViewport({ width: 1400, height: HEIGHT });
-    await web.selectServer('everything');
-    await web.selectTool('echo');
+    await web.servers.select('everything');
+    await web.tools.select('echo');
     const sidebarSplitter = byTestId('sidebar-splitter');
     const listSplitter = byTestId('list-splitter');
     const valueOf = (sel: string) => page.$eval(sel, (el) => Number(el.getAttribute('aria-valuenow')));
@@ -184,8 +185,8 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
     expect(Math.round(listWidth)).toBe(listAfter);
 
     await web.reload();
-    await web.waitUntilPaired();
-    await web.selectServer('everything');
+    await web.pairing.waitUntilPaired();
+    await web.servers.select('everything');
     expect(await valueOf(sidebarSplitter)).toBe(sidebarAfter);
     await page.waitForSelector(listSplitter);
     expect(await valueOf(listSplitter)).toBe(listAfter);
@@ -207,7 +208,7 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
     await shot(page, 'web-700-collapsed');
 
     await web.reload();
-    await web.waitUntilPaired();
+    await web.pairing.waitUntilPaired();
     await page.waitForSelector('#server-sidebar', { hidden: true });
     await page.locator(toggle).click();
     await page.waitForSelector('#server-sidebar', { visible: true });
@@ -218,7 +219,7 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
     const { page } = web;
     await page.setViewport({ width: 1400, height: HEIGHT });
     await web.openTab('tools');
-    await web.selectServer('broken');
+    await web.servers.select('broken');
     const line = await page.$eval(`${byTestId('server-broken')} ${byTestId('server-last-error')}`, (el) => ({
       height: el.getBoundingClientRect().height,
       lineHeight: parseFloat(getComputedStyle(el).lineHeight),
@@ -228,15 +229,15 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
     expect(line.title).toBe(failure);
     expect(line.height).toBeLessThan(line.lineHeight * 1.5);
 
-    const explained = await waitForText(page, byTestId('server-failure'), 'could not connect');
+    const explained = await web.servers.failure('could not connect');
     expect(explained).toContain('broken could not connect');
-    expect(await page.$eval(byTestId('server-failure-error'), (el) => el.textContent)).toBe(failure);
+    expect(await web.servers.failureError()).toBe(failure);
     expect(explained).toContain('inspector-no-such-command');
     expect(explained).toContain('What to check');
     await shot(page, 'web-1400-failed-server');
-    await page.locator(byTestId('server-failure-logs')).click();
-    await page.waitForSelector(`${byTestId('tab-logs')}[aria-selected="true"]`);
-    expect(await page.$(byTestId('server-failure'))).toBeNull();
+    await web.servers.openFailureLogs();
+    await web.waitForTab('logs');
+    expect(await web.servers.hasFailure()).toBe(false);
     await web.openTab('tools');
   });
 
@@ -270,22 +271,19 @@ describe('the inspector web page at 420, 700 and 1400 px', () => {
       token: 'a-new-token-after-restart-0123456789',
     });
 
-    const refused = await waitForText(page, byTestId('pair-refused'), 'no longer accepts the saved token');
+    const refused = await web.pairing.refused('no longer accepts the saved token');
     expect(refused).toContain(daemon.url);
-    expect(await page.$(byTestId('daemon-status'))).toBeNull();
+    expect(await web.pairing.hasDaemonStatus()).toBe(false);
     expect(await page.$('#server-sidebar')).toBeNull();
-    expect(await page.$eval(byTestId('daemon-unpaired'), (el) => (el as HTMLElement).innerText)).toContain(
-      'not paired',
-    );
-    expect(await page.$eval(byTestId('pair-url'), (el) => (el as HTMLInputElement).value)).toBe(daemon.url);
-    expect(await page.$eval(byTestId('pair-token'), (el) => (el as HTMLInputElement).value)).toBe('');
+    expect(await web.pairing.unpairedNote()).toContain('not paired');
+    expect(await web.pairing.url()).toBe(daemon.url);
+    expect(await web.pairing.token()).toBe('');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('pair-token');
     await shot(page, 'web-700-token-refused');
 
     // One step: paste the new token, Connect.
-    await page.type(byTestId('pair-token'), daemon.token);
-    await page.keyboard.press('Enter');
-    expect(await web.waitUntilPaired()).toContain('daemon');
+    await web.pairing.submitToken(daemon.token);
+    expect(await web.pairing.waitUntilPaired()).toContain('daemon');
     await page.waitForSelector('#server-sidebar');
     expect(await page.$eval(byTestId('repair'), (el) => el.tagName)).toBe('BUTTON');
   });
@@ -305,8 +303,8 @@ describe('the panel inside real DevTools, docked beside the page', () => {
     await daemon.api('POST', '/api/mcp/servers/everything/connect');
     // Pair once, as the options page or a first panel would; DevTools' panel shares extension storage.
     const tab = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await tab.pair(daemon.url, daemon.token);
-    await tab.waitUntilPaired();
+    await tab.pairing.pair(daemon.url, daemon.token);
+    await tab.pairing.waitUntilPaired();
     await tab.close();
   });
 

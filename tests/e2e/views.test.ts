@@ -7,7 +7,7 @@ import type { RpcLogEntry } from '../../shared/logs.ts';
 import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension, TOOLS_FIXTURE_COMMAND } from './support/daemon.ts';
-import { byTestId, PanelPage, waitForText } from './support/pages.ts';
+import { PanelPage } from './support/pages/panel.ts';
 
 const FEATURES_DOC = 'demo://resource/static/document/features.md';
 const TEXT_TEMPLATE = 'Dynamic Text Resource';
@@ -44,97 +44,88 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
 
   it('pairs, adds server-everything over STDIO and connects to it', async () => {
     panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pair(daemon!.url, daemon!.token);
-    await panel.waitUntilPaired();
+    await panel.pairing.pair(daemon!.url, daemon!.token);
+    await panel.pairing.waitUntilPaired();
     expect(await panel.waitForLive()).toBe('live');
-    await panel.addStdioServer('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
-    await panel.connect('everything');
+    await panel.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
+    await panel.servers.connect('everything');
   });
 
   it('reads a static Markdown document from the list and shows it rendered', async () => {
     await panel.openTab('resources');
-    const uris = await panel.resourceUris();
+    const uris = await panel.resources.uris();
     expect(uris).toContain(FEATURES_DOC);
     expect(uris.every((uri) => uri.startsWith('demo://resource/static/document/'))).toBe(true);
 
-    await panel.selectResource(FEATURES_DOC);
-    expect(await panel.resourceContent('resource-item-mime', 'text/markdown')).toBe('text/markdown');
-    await panel.resourceContent('resource-markdown', 'Everything Server - Features');
+    await panel.resources.select(FEATURES_DOC);
+    expect(await panel.resources.content('resource-item-mime', 'text/markdown')).toBe('text/markdown');
+    await panel.resources.content('resource-markdown', 'Everything Server - Features');
     // Rendered, not shown as source: the heading is an <h1>, the tool names <code>.
-    expect(
-      await panel.page.$eval(`${byTestId('resource-markdown')} h1`, (el) => el.textContent?.trim()),
-    ).toBe('Everything Server - Features');
-    expect(
-      await panel.page.$$eval(`${byTestId('resource-markdown')} code`, (els) =>
-        els.map((el) => el.textContent),
-      ),
-    ).toContain('echo');
-    expect(await panel.page.$eval(byTestId('resource-markdown'), (el) => el.textContent)).not.toContain(
-      '# Everything',
-    );
+    const markdown = await panel.resources.markdown();
+    expect(markdown.heading).toBe('Everything Server - Features');
+    expect(markdown.code).toContain('echo');
+    expect(markdown.text).not.toContain('# Everything');
     await panel.screenshot('resources-markdown');
     await panel.screenshot('resources-markdown-dark', { theme: 'dark' });
   });
 
   it('fills a resource template, previews the URI it makes and reads it', async () => {
-    await panel.selectTemplate(TEXT_TEMPLATE);
-    expect(await panel.page.$eval(byTestId('template-title'), (el) => el.textContent)).toBe(TEXT_TEMPLATE);
-    await panel.templatePreview('demo://resource/dynamic/text/');
-    await waitForText(panel.page, byTestId('template-empty'), 'resourceId');
+    await panel.resources.selectTemplate(TEXT_TEMPLATE);
+    expect(await panel.resources.templateTitle()).toBe(TEXT_TEMPLATE);
+    await panel.resources.templatePreview('demo://resource/dynamic/text/');
+    await panel.resources.templateEmpty('resourceId');
 
-    await panel.fillTemplateVariable('resourceId', '7');
-    await panel.templatePreview('demo://resource/dynamic/text/7');
-    expect(await panel.page.$(byTestId('template-empty'))).toBeNull();
-    await panel.readTemplate('demo://resource/dynamic/text/7');
+    await panel.resources.fillTemplateVariable('resourceId', '7');
+    await panel.resources.templatePreview('demo://resource/dynamic/text/7');
+    expect(await panel.resources.hasTemplateEmpty()).toBe(false);
+    await panel.resources.readTemplate('demo://resource/dynamic/text/7');
     expect(
-      await panel.resourceContent('resource-text', 'Resource 7: This is a plaintext resource created at'),
+      await panel.resources.content('resource-text', 'Resource 7: This is a plaintext resource created at'),
     ).toMatch(/^Resource 7: This is a plaintext resource created at /);
     await panel.screenshot('resources-template');
   });
 
   it('counts the updates of a subscribed resource once the server sends them', async () => {
-    await panel.selectResource(FEATURES_DOC);
-    await panel.subscribe();
-    await waitForText(panel.page, byTestId('resource-updates'), 'Subscribed: no updates yet', true);
+    await panel.resources.select(FEATURES_DOC);
+    await panel.resources.subscribe();
+    await panel.resources.updatesNote('Subscribed: no updates yet');
 
     // server-everything sends updates for subscribed URIs once at once, then every 5 s, after this tool.
     await panel.openTab('tools');
-    await panel.selectTool('toggle-subscriber-updates');
-    await panel.run();
-    await panel.resultWith('Started simulated resource updated notifications');
+    await panel.tools.select('toggle-subscriber-updates');
+    await panel.tools.run();
+    await panel.tools.resultWith('Started simulated resource updated notifications');
 
     await panel.openTab('resources');
-    await waitForText(panel.page, byTestId('resource-title'), FEATURES_DOC, true);
-    const first = await panel.waitForUpdates(0);
+    await panel.resources.waitForTitle(FEATURES_DOC);
+    const first = await panel.resources.waitForUpdates(0);
     // The next update is due within 5 s; 20 s leaves room for a slow machine.
-    const later = await panel.waitForUpdates(first, 20_000);
+    const later = await panel.resources.waitForUpdates(first, 20_000);
     expect(later).toBeGreaterThan(first);
     await panel.screenshot('resources-subscribed');
 
     // Quiet again for the tests that follow.
-    await panel.unsubscribe();
+    await panel.resources.unsubscribe();
     await panel.openTab('tools');
-    await panel.selectTool('toggle-subscriber-updates');
-    await panel.run();
-    await panel.resultWith('Stopped simulated resource updates');
+    await panel.tools.select('toggle-subscriber-updates');
+    await panel.tools.run();
+    await panel.tools.resultWith('Stopped simulated resource updates');
   });
 
   it('gets args-prompt once its required argument is filled and shows the message with its role', async () => {
     await panel.openTab('prompts');
-    await panel.selectPrompt('args-prompt');
-    expect(await panel.promptArguments()).toEqual([
+    await panel.prompts.select('args-prompt');
+    expect(await panel.prompts.arguments()).toEqual([
       { name: 'city', required: true },
       { name: 'state', required: false },
     ]);
-    expect(await panel.promptGetEnabled()).toBe(false);
-    expect(await panel.page.$eval(byTestId('prompt-missing'), (el) => el.textContent?.trim())).toBe(
-      'Required: city',
-    );
+    expect(await panel.prompts.getEnabled()).toBe(false);
+    expect(await panel.prompts.missing()).toBe('Required: city');
 
-    await panel.fillPromptArgument('city', 'Austin');
-    await panel.page.waitForSelector(`${byTestId('prompt-get')}:enabled`);
-    await panel.fillPromptArgument('state', 'Texas');
-    expect(await panel.getPrompt("What's weather in Austin, Texas?")).toEqual([
+    await panel.prompts.fillArgument('city', 'Austin');
+    await panel.prompts.waitForGetEnabled();
+    await panel.prompts.fillArgument('state', 'Texas');
+    expect(await panel.prompts.get("What's weather in Austin, Texas?")).toEqual([
       { role: 'user', text: "What's weather in Austin, Texas?" },
     ]);
     await panel.screenshot('prompts-args');
@@ -142,14 +133,14 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
 
   it('pairs the tools/call request of echo with its response in the log, with status and latency', async () => {
     await panel.openTab('tools');
-    await panel.selectTool('echo');
-    await panel.fill('message', message);
-    await panel.run();
-    await panel.resultWith(`Echo: ${message}`);
+    await panel.tools.select('echo');
+    await panel.tools.fill('message', message);
+    await panel.tools.run();
+    await panel.tools.resultWith(`Echo: ${message}`);
 
     await panel.openTab('logs');
-    await panel.filterLogsByMethod('tools/call');
-    const rows = await panel.logRows();
+    await panel.logs.filterByMethod('tools/call');
+    const rows = await panel.logs.rows();
     // toggle-subscriber-updates twice, then echo; each request is one row holding its response.
     expect(rows.map((row) => [row.kind, row.server, row.method])).toEqual([
       ['request', 'everything', 'tools/call'],
@@ -157,11 +148,11 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
       ['request', 'everything', 'tools/call'],
     ]);
     const echo = rows[2]!;
-    expect(await panel.logRowStatus(echo.index, 'ok')).toBe('ok');
-    const [shown] = await panel.logRows().then((all) => all.filter((row) => row.index === echo.index));
+    expect(await panel.logs.rowStatus(echo.index, 'ok')).toBe('ok');
+    const [shown] = await panel.logs.rows().then((all) => all.filter((row) => row.index === echo.index));
     expect(shown?.latency).toMatch(/^\d+ ms$/);
 
-    const detail = await panel.expandLogRow(echo.index);
+    const detail = await panel.logs.expandRow(echo.index);
     const [request, response] = detail.split(/^Response$/m);
     expect(request).toMatch(/^Request\n/);
     expect(request).toContain('"method": "tools/call"');
@@ -174,22 +165,22 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
 
   it('filters the log by server and by method', async () => {
     await panel.openTab('tools');
-    await panel.addStdioServer(
+    await panel.servers.addStdio(
       'fixture',
       TOOLS_FIXTURE_COMMAND.command,
       TOOLS_FIXTURE_COMMAND.args,
       TOOLS_FIXTURE_COMMAND.cwd,
     );
-    await panel.connect('fixture');
-    await panel.selectTool('ping');
-    await panel.run();
-    await panel.resultWith('pong');
+    await panel.servers.connect('fixture');
+    await panel.tools.select('ping');
+    await panel.tools.run();
+    await panel.tools.resultWith('pong');
 
     await panel.openTab('logs');
-    await panel.filterLogsByMethod('');
-    await panel.filterLogsByServers(['fixture']);
-    const fixtureRows = await panel.logRows();
-    const count = await panel.logCount();
+    await panel.logs.filterByMethod('');
+    await panel.logs.filterByServers(['fixture']);
+    const fixtureRows = await panel.logs.rows();
+    const count = await panel.logs.count();
     expect(count.shown).toBe(fixtureRows.length);
     expect(count.shown).toBeLessThan(count.total);
     expect(new Set(fixtureRows.map((row) => row.server))).toEqual(new Set(['fixture']));
@@ -198,63 +189,61 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
     );
     await panel.screenshot('logs-server-filter');
 
-    await panel.filterLogsByMethod('tools/call');
-    const fixtureCalls = await panel.logRows();
+    await panel.logs.filterByMethod('tools/call');
+    const fixtureCalls = await panel.logs.rows();
     expect(fixtureCalls.map((row) => [row.server, row.method])).toEqual([['fixture', 'tools/call']]);
-    expect(await panel.logRowStatus(fixtureCalls[0]!.index, 'ok')).toBe('ok');
+    expect(await panel.logs.rowStatus(fixtureCalls[0]!.index, 'ok')).toBe('ok');
 
-    await panel.filterLogsByServers(['everything']);
-    const everythingCalls = await panel.logRows();
+    await panel.logs.filterByServers(['everything']);
+    const everythingCalls = await panel.logs.rows();
     expect(everythingCalls).toHaveLength(3);
     expect(everythingCalls.every((row) => row.server === 'everything' && row.method === 'tools/call')).toBe(
       true,
     );
 
     // Both servers checked is every server again.
-    await panel.filterLogsByServers(['everything', 'fixture']);
-    expect(await panel.logRows()).toHaveLength(4);
-    await panel.filterLogsByServers([]);
-    await panel.filterLogsByMethod('');
+    await panel.logs.filterByServers(['everything', 'fixture']);
+    expect(await panel.logs.rows()).toHaveLength(4);
+    await panel.logs.filterByServers([]);
+    await panel.logs.filterByMethod('');
   });
 
   it('shows the progress of trigger-long-running-operation while it runs, then its result', async () => {
-    await panel.selectServer('everything');
+    await panel.servers.select('everything');
     await panel.openTab('tools');
-    await panel.selectTool('trigger-long-running-operation');
-    expect(await panel.fieldValue('duration')).toBe('10');
-    expect(await panel.fieldValue('steps')).toBe('5');
+    await panel.tools.select('trigger-long-running-operation');
+    expect(await panel.tools.fieldValue('duration')).toBe('10');
+    expect(await panel.tools.fieldValue('steps')).toBe('5');
     // One progress notification a second.
-    await panel.fill('duration', '5');
-    await panel.fill('steps', '5');
-    await panel.run();
+    await panel.tools.fill('duration', '5');
+    await panel.tools.fill('steps', '5');
+    await panel.tools.run();
 
-    expect(await panel.progressText('2 / 5')).toMatch(/^2 \/ 5/);
-    const bar = await panel.progressBar();
+    expect(await panel.tools.progressText('2 / 5')).toMatch(/^2 \/ 5/);
+    const bar = await panel.tools.progressBar();
     expect(bar.max).toBe(5);
     expect(bar.value).toBeGreaterThanOrEqual(2);
     await panel.screenshot('progress-mid-run');
 
-    expect(await panel.resultWith('Long running operation completed.')).toContain(
+    expect(await panel.tools.resultWith('Long running operation completed.')).toContain(
       'Duration: 5 seconds, Steps: 5.',
     );
-    expect(await panel.page.$eval(byTestId('run-status'), (el) => el.getAttribute('data-state'))).toBe(
-      'completed',
-    );
-    expect(await panel.page.$(byTestId('run-progress'))).toBeNull();
+    expect(await panel.tools.runState()).toBe('completed');
+    expect(await panel.tools.hasProgress()).toBe(false);
   });
 
   it('reconnects the live channel to a restarted daemon by itself and logs new calls once', async () => {
     const second = 'hello again after the restart';
     await panel.openTab('logs');
-    await panel.filterLogsByMethod('tools/call');
-    const callsBefore = (await panel.logRows()).length;
-    await panel.filterLogsByMethod('');
+    await panel.logs.filterByMethod('tools/call');
+    const callsBefore = (await panel.logs.rows()).length;
+    await panel.logs.filterByMethod('');
     // The panel shows every entry the first daemon logged, each once.
     await vi.waitFor(
-      async () => expect((await panel.logCount()).total).toBe(rowsOf(daemon!.daemon.bus.since(0))),
+      async () => expect((await panel.logs.count()).total).toBe(rowsOf(daemon!.daemon.bus.since(0))),
       { timeout: 10_000, interval: 100 },
     );
-    const before = await panel.logCount();
+    const before = await panel.logs.count();
 
     // close() shuts the live channel first, in the same tick: nothing logged after this reaches the panel.
     const firstRun = daemon!.daemon.bus.since(0);
@@ -263,40 +252,38 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
     await daemon!.close();
     daemon = undefined;
     expect(await panel.waitForLive(false)).toMatch(/^(offline|reconnecting…)$/);
-    expect(
-      await panel.page.$eval(byTestId('log-live-state'), (el) => (el as HTMLElement).innerText.trim()),
-    ).not.toBe('● live');
+    expect(await panel.logs.liveState()).not.toBe('● live');
     await panel.screenshot('logs-offline');
 
     // Same port, folder and token: the stored pairing still works, and the panel reconnects by itself.
     daemon = await startDaemonForExtension({ port, dataDir, token });
     expect(await panel.waitForLive()).toBe('live');
-    await waitForText(panel.page, byTestId('log-live-state'), '● live', true);
+    await panel.logs.waitForLiveState('● live');
 
     await panel.openTab('tools');
-    await panel.selectTool('echo');
-    await panel.fill('message', second);
-    await panel.run();
-    await panel.resultWith(`Echo: ${second}`);
+    await panel.tools.select('echo');
+    await panel.tools.fill('message', second);
+    await panel.tools.run();
+    await panel.tools.resultWith(`Echo: ${second}`);
 
     await panel.openTab('logs');
     // Every row the two daemons logged, each once: the old rows are not replayed, the new ones all come.
     await vi.waitFor(
       async () => {
-        expect((await panel.logCount()).total).toBe(rowsOf(firstRun, daemon!.daemon.bus.since(0)));
+        expect((await panel.logs.count()).total).toBe(rowsOf(firstRun, daemon!.daemon.bus.since(0)));
       },
       { timeout: 10_000, interval: 100 },
     );
-    expect((await panel.logCount()).total).toBeGreaterThan(before.total);
+    expect((await panel.logs.count()).total).toBeGreaterThan(before.total);
 
-    await panel.filterLogsByMethod('tools/call');
-    const calls = await panel.logRows();
+    await panel.logs.filterByMethod('tools/call');
+    const calls = await panel.logs.rows();
     expect(calls).toHaveLength(callsBefore + 1);
     const last = calls[calls.length - 1]!;
-    expect(await panel.logRowStatus(last.index, 'ok')).toBe('ok');
-    const detail = await panel.expandLogRow(last.index);
+    expect(await panel.logs.rowStatus(last.index, 'ok')).toBe('ok');
+    const detail = await panel.logs.expandRow(last.index);
     expect(detail).toContain(`"message": "${second}"`);
     expect(detail).toContain(`"text": "Echo: ${second}"`);
-    await panel.filterLogsByMethod('');
+    await panel.logs.filterByMethod('');
   });
 });

@@ -48,6 +48,11 @@ export class ElicitationDialog {
     return waitForText(this.page, this.inDialog('elicit-blocked'), text);
   }
 
+  /** Clicks the dialog's field at `path` (a checkbox: ticks or unticks it). */
+  async click(path: string): Promise<void> {
+    await this.page.locator(this.inDialog(`field-${path}`)).click();
+  }
+
   async acceptEnabled(): Promise<boolean> {
     return this.page.$eval(this.inDialog('elicit-accept'), (el) => !(el as HTMLButtonElement).disabled);
   }
