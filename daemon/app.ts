@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express, { type Express } from 'express';
-import { apiNotFound, errorMiddleware } from './http/error-middleware.ts';
+import { apiNotFound, errorMiddleware, sendError } from './http/error-middleware.ts';
 import { jsonBody } from './http/json-body.ts';
 import { staticFiles } from './http/static-files.ts';
 import { schemaCompiler } from './http/validate.ts';
@@ -153,13 +153,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     const files = staticFiles(options.staticDir);
     if (files) app.use(files);
   }
-  app.use((req, res) => {
-    res.status(404).json({
-      error: development
+  app.use((req, res) =>
+    sendError(
+      res,
+      'route_not_found',
+      development
         ? `Not found: ${req.method} ${req.path.slice(0, 200)} (in development the web page is served by the Vite dev server)`
         : `Not found: ${req.method} ${req.path.slice(0, 200)} (is the web page built? npm run build)`,
-    });
-  });
+    ),
+  );
   app.use(errorMiddleware({ development, log: options.log }));
 
   let server: Server | undefined;

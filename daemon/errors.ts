@@ -1,39 +1,66 @@
-import type { ErrorBody } from '../shared/errors.ts';
+import type { ErrorBody, ErrorCode } from '../shared/errors.ts';
 
-/** An error that already knows its HTTP status and its public message. */
-export class HttpError extends Error {
-  override name = 'HttpError';
+/**
+ * The HTTP status of each error code: the one table, read only where an error becomes an answer
+ * ({@link toErrorResponse}). DESIGN's API contract decides the statuses; README "Errors" lists them.
+ */
+export const ERROR_STATUS = {
+  malformed_request: 400,
+  invalid_request: 400,
+  unauthorized: 401,
+  invalid_view_code: 401,
+  forbidden_host: 403,
+  forbidden_origin: 403,
+  route_not_found: 404,
+  server_not_found: 404,
+  tool_not_found: 404,
+  prompt_not_found: 404,
+  execution_not_found: 404,
+  elicitation_not_found: 404,
+  widget_not_found: 404,
+  execution_busy: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_encoding: 415,
+  range_not_satisfiable: 416,
+  rate_limited: 429,
+  too_many_auth_failures: 429,
+  internal_error: 500,
+  mcp_error: 502,
+  upstream_failed: 502,
+  tool_timeout: 504,
+} as const satisfies Record<ErrorCode, number>;
+
+/**
+ * A failure of the daemon's own, named by its code (shared/errors.ts `ERROR_CODES`): domain code throws
+ * it without knowing HTTP. The message is public, so it is written without secrets.
+ */
+export class DaemonError extends Error {
+  override name = 'DaemonError';
   constructor(
-    readonly status: number,
+    readonly code: ErrorCode,
     message: string,
-    readonly extra: Omit<ErrorBody, 'error' | 'mcpError'> = {},
+    /** More of the body: `problems` for a request that does not fit, `activeExecution` when busy. */
+    readonly extra: Pick<ErrorBody, 'problems' | 'activeExecution'> = {},
   ) {
     super(message);
   }
 }
 
-/** A failure of, or reported by, an MCP server: answered 502 with `mcpError`. */
+/**
+ * A failure of, or reported by, an MCP server: answered `upstream_failed` with `mcpError`, whose `code`
+ * is this error's (the daemon's word for the failure, such as CONNECTION_LOST, or the server's own).
+ */
 export class UpstreamError extends Error {
   override name = 'UpstreamError';
   constructor(
     message: string,
     readonly code?: number | string,
     readonly data?: unknown,
-    readonly status = 502,
   ) {
     super(message);
   }
 }
-
-/** The MCP server took longer than the tool-call time-out. */
-export class TimeoutError extends HttpError {
-  override name = 'TimeoutError';
-  constructor(message: string) {
-    super(504, message);
-  }
-}
-
-export const notFound = (message: string): HttpError => new HttpError(404, message);
 
 /**
  * An error the MCP SDK raised for a JSON-RPC error answer (its `McpError`, subclasses included), told by
@@ -47,16 +74,19 @@ export function isMcpError(error: unknown): error is Error & { code: number; dat
     typeof (error as { code?: unknown }).code === 'number'
   );
 }
-export const badRequest = (message: string): HttpError => new HttpError(400, message);
+
+/** The status and SPEC part 7 body of an error; a daemon answer always names its code. */
+export interface ErrorResponse {
+  status: number;
+  body: ErrorBody & { code: ErrorCode };
+}
 
 /**
- * The one place an error becomes the SPEC part 7 body. Messages were written without secrets; stacks
- * appear only in development.
+ * The one place an error becomes the SPEC part 7 body and its status. Messages were written without
+ * secrets; stacks appear only in development.
  */
-export function toErrorResponse(error: unknown, development: boolean): { status: number; body: ErrorBody } {
-  if (error instanceof HttpError) {
-    return { status: error.status, body: { error: error.message, ...error.extra } };
-  }
+export function toErrorResponse(error: unknown, development: boolean): ErrorResponse {
+  if (error instanceof DaemonError) return answer(error.code, error.message, error.extra);
   if (error instanceof UpstreamError || isMcpError(error)) {
     const code = error.code;
     const message = isMcpError(error) ? stripMcpPrefix(error.message) : error.message;
@@ -64,8 +94,7 @@ export function toErrorResponse(error: unknown, development: boolean): { status:
     if (code !== undefined) mcpError.code = code;
     if (error.data !== undefined) mcpError.data = error.data;
     if (development && error.stack) mcpError.stack = error.stack;
-    const status = error instanceof UpstreamError ? error.status : 502;
-    return { status, body: { error: message, mcpError } };
+    return answer(error instanceof UpstreamError ? 'upstream_failed' : 'mcp_error', message, { mcpError });
   }
   const err = error instanceof Error ? error : new Error(String(error));
   const mcpError: ErrorBody['mcpError'] = {
@@ -73,7 +102,11 @@ export function toErrorResponse(error: unknown, development: boolean): { status:
     message: err.message || String(error),
   };
   if (development && err.stack) mcpError.stack = err.stack;
-  return { status: 500, body: { error: mcpError.message, mcpError } };
+  return answer('internal_error', mcpError.message, { mcpError });
+}
+
+function answer(code: ErrorCode, message: string, extra: Omit<ErrorBody, 'error' | 'code'>): ErrorResponse {
+  return { status: ERROR_STATUS[code], body: { error: message, code, ...extra } };
 }
 
 /** McpError prefixes "MCP error -32602: " (servers built on the SDK add their own too); the code is reported on its own. */

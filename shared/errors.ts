@@ -1,4 +1,68 @@
-/** The error body of every failed API call (SPEC part 7). */
+/** The error body of every failed API call (SPEC part 7), and the daemon's codes for what went wrong. */
+
+/**
+ * What went wrong, in the daemon's words: every error body names one as `code`, and a client branches
+ * on it rather than on the status or the message, which may be reworded. The list is closed; each code
+ * has one HTTP status (daemon/errors.ts holds the table; README "Errors" lists it). `mcpError.code` is
+ * another thing: the MCP server's JSON-RPC code, or the daemon's word for a failed connection.
+ */
+export const ERROR_CODES = [
+  // 400: the request cannot be read: malformed JSON, a body that does not decode or nests too deep, a
+  // bad `%` escape in the path, an upload that was aborted.
+  'malformed_request',
+  // 400: the request reads but does not fit: a missing or wrongly typed field (`problems` lists each),
+  // a server list that cannot be imported, the token in a widget page's address.
+  'invalid_request',
+  // 401: no token, a wrong one, or one sent in `?token=` where only the header counts.
+  'unauthorized',
+  // 401: a widget view code that is unknown, used, expired or another widget's.
+  'invalid_view_code',
+  // 403: a Host header that is neither loopback nor allowed with --allowed-host.
+  'forbidden_host',
+  // 403: a foreign Origin, or none with auth off.
+  'forbidden_origin',
+  // 404: no API route (or page) has this method and path.
+  'route_not_found',
+  // 404: no registered server has this id.
+  'server_not_found',
+  // 404: the server has no tool of this name.
+  'tool_not_found',
+  // 404: the server has no prompt of this name.
+  'prompt_not_found',
+  // 404: no active execution has this id.
+  'execution_not_found',
+  // 404: no pending elicitation (or sampling request) has this requestId, or no execution is active.
+  'elicitation_not_found',
+  // 404: no stored widget has this toolId, or it expired.
+  'widget_not_found',
+  // 409: another execution holds the lock (`activeExecution` names it).
+  'execution_busy',
+  // 412: a conditional request for a file of the web page whose condition fails (If-Match…).
+  'precondition_failed',
+  // 413: a body over the size limit.
+  'payload_too_large',
+  // 415: a Content-Encoding or charset the daemon does not decode.
+  'unsupported_encoding',
+  // 416: a Range beyond the end of a file of the web page.
+  'range_not_satisfiable',
+  // 429: more requests a minute than the rate limit (`Retry-After` says when to come back).
+  'rate_limited',
+  // 429: too many failed token checks from this client (`Retry-After` says when to come back).
+  'too_many_auth_failures',
+  // 500: a failure of the daemon itself.
+  'internal_error',
+  // 502: the MCP server answered with a JSON-RPC error (`mcpError.code` is its code).
+  'mcp_error',
+  // 502: the MCP server could not be started, reached or kept, or its answer could not be used
+  // (`mcpError.code` says which: COMMAND_NOT_FOUND, CONNECTION_REFUSED, CONNECTION_LOST, MESSAGE_TOO_LARGE…).
+  'upstream_failed',
+  // 504: the tool call did not finish within its time-out; the execution ended and the lock is free.
+  'tool_timeout',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The error of, or reported by, an MCP server. */
 export interface McpErrorInfo {
   name: string;
   message: string;
@@ -14,8 +78,14 @@ export interface Problem {
   message: string;
 }
 
+/** The body of every failed API call. */
 export interface ErrorBody {
   error: string;
+  /**
+   * The daemon's name for the failure: every answer of the daemon has one. Only a body a client makes
+   * for itself (the daemon could not be reached, or answered something that is not JSON) goes without.
+   */
+  code?: ErrorCode;
   /** On a 400 for a request body: every problem found, by field, so a form can point at each. */
   problems?: Problem[];
   mcpError?: McpErrorInfo;

@@ -1,5 +1,6 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { HttpError, toErrorResponse } from '../errors.ts';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorCode } from '../../shared/errors.ts';
+import { DaemonError, toErrorResponse } from '../errors.ts';
 
 interface FrameworkError {
   type?: string;
@@ -8,31 +9,51 @@ interface FrameworkError {
   statusCode?: unknown;
 }
 
+/** What the statuses that serving a file of the web page states (besides 400) say. */
+const FILE_ERRORS: Partial<Record<number, ErrorCode>> = {
+  404: 'route_not_found',
+  412: 'precondition_failed',
+  416: 'range_not_satisfiable',
+};
+
 /**
- * Errors of body-parser, zlib and the router: body-parser's carry a `type` and become the 400, 413 and
- * 415 of DESIGN's table; any other error that states a 4xx status (a body that does not inflate, a
- * path with a bad percent escape) is the client's and becomes that status with a plain message.
+ * Errors of body-parser, zlib, the router and the web page's files: body-parser's carry a `type` and
+ * become the 400, 413 and 415 of DESIGN's table; any other error that states a 4xx status (a body that
+ * does not inflate, a path with a bad percent escape, a Range past the end of index.html) is the
+ * client's: a plain message, with its status when that is 404, 412 or 416, else 400. (Besides the 413 and 415 told by their `type`,
+ * body-parser and raw-body state no 4xx but 400, and 403 for an error of the verify hook, which throws
+ * only DaemonErrors; serving a file states 404, 412 and 416.)
  */
-function fromFramework(error: FrameworkError, path: string, encoding?: string): HttpError | undefined {
-  if (error instanceof HttpError) return undefined;
-  if (error.type === 'entity.parse.failed') return new HttpError(400, 'body: malformed JSON');
+function fromFramework(error: FrameworkError, path: string, encoding?: string): DaemonError | undefined {
+  if (error instanceof DaemonError) return undefined;
+  if (error.type === 'entity.parse.failed') {
+    return new DaemonError('malformed_request', 'body: malformed JSON');
+  }
   if (error.type === 'entity.too.large') {
-    return new HttpError(413, `body: larger than the limit of ${error.limit ?? 'the'} bytes`);
+    return new DaemonError(
+      'payload_too_large',
+      `body: larger than the limit of ${error.limit ?? 'the'} bytes`,
+    );
   }
   if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
-    return new HttpError(415, 'body: unsupported Content-Encoding or charset');
+    return new DaemonError('unsupported_encoding', 'body: unsupported Content-Encoding or charset');
   }
   const status = Number(error.status ?? error.statusCode);
   if (!Number.isInteger(status) || status < 400 || status > 499) return undefined;
-  if (error instanceof URIError) return new HttpError(400, `path: malformed percent-encoding in ${path}`);
-  if (error.type === 'request.aborted') return new HttpError(400, 'body: the request was aborted');
+  if (error instanceof URIError) {
+    return new DaemonError('malformed_request', `path: malformed percent-encoding in ${path}`);
+  }
+  if (error.type === 'request.aborted') {
+    return new DaemonError('malformed_request', 'body: the request was aborted');
+  }
   if (encoding !== undefined) {
-    return new HttpError(
-      400,
+    return new DaemonError(
+      'malformed_request',
       `body: does not decode as its Content-Encoding ${JSON.stringify(encoding)} says`,
     );
   }
-  return new HttpError(status, `request: ${(error as Error).message || 'refused'}`);
+  const code = FILE_ERRORS[status] ?? 'malformed_request';
+  return new DaemonError(code, `request: ${(error as Error).message || 'refused'}`);
 }
 
 export function errorMiddleware(options: {
@@ -47,7 +68,8 @@ export function errorMiddleware(options: {
         req.headers['content-encoding'],
       ) ?? error;
     const { status, body } = toErrorResponse(mapped, options.development);
-    if (status >= 500 && status !== 502 && status !== 504)
+    // The daemon's own failures are logged; an MCP server's are in the log of its messages.
+    if (body.code === 'internal_error')
       options.log(`${req.method} ${safePath(req.originalUrl)}: ${body.error}`);
     if (res.headersSent) {
       res.end();
@@ -57,10 +79,17 @@ export function errorMiddleware(options: {
   };
 }
 
+/**
+ * Answers a request refused before any route takes it (Host, Origin, token, rate, size, no such route),
+ * with the body and status an error thrown by a route would get.
+ */
+export function sendError(res: Response, code: ErrorCode, message: string): void {
+  const { status, body } = toErrorResponse(new DaemonError(code, message), false);
+  res.status(status).json(body);
+}
+
 export function apiNotFound(): RequestHandler {
-  return (req, res) => {
-    res.status(404).json({ error: `No API route ${req.method} ${req.path}` });
-  };
+  return (req, res) => sendError(res, 'route_not_found', `No API route ${req.method} ${req.path}`);
 }
 
 /** A path for a message or a log line: without its query (which may hold a token), and not too long. */

@@ -1,15 +1,16 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { MAX_BODY_DEPTH, textExceedsDepth } from '../../shared/json-depth.ts';
-import { HttpError } from '../errors.ts';
+import { DaemonError } from '../errors.ts';
+import { sendError } from './error-middleware.ts';
 
-/** body-parser's verify hook turns a thrown error with a `status` into that answer. */
-class TooDeepError extends HttpError {
-  override name = 'TooDeepError';
-  readonly type = 'entity.too.deep';
-  constructor() {
-    super(400, `body: nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`);
-  }
-}
+/** A body nested too deep to parse safely (body-parser's verify hook passes the error on as it is). */
+const tooDeep = (): DaemonError =>
+  new DaemonError(
+    'malformed_request',
+    `body: nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep`,
+  );
+
+const malformed = (): DaemonError => new DaemonError('malformed_request', 'body: malformed JSON');
 
 /**
  * A body announced larger than the limit is refused at once, before a byte of it is read: waiting for
@@ -21,9 +22,11 @@ function declaredSizeCheck(limitBytes: number): RequestHandler {
     const declared = Number(req.headers['content-length']);
     if (!(declared > limitBytes)) return next();
     res.setHeader('Connection', 'close');
-    res
-      .status(413)
-      .json({ error: `body: ${declared} bytes is larger than the limit of ${limitBytes} bytes` });
+    sendError(
+      res,
+      'payload_too_large',
+      `body: ${declared} bytes is larger than the limit of ${limitBytes} bytes`,
+    );
   };
 }
 
@@ -53,16 +56,16 @@ function isPlainJson(req: Request): boolean {
 
 /** What body-parser's JSON parser makes of a body (the answers are the same as its errors mapped). */
 function parseBody(bytes: Buffer): unknown {
-  if (textExceedsDepth(bytes, MAX_BODY_DEPTH)) throw new TooDeepError();
+  if (textExceedsDepth(bytes, MAX_BODY_DEPTH)) throw tooDeep();
   // iconv-lite, which body-parser decodes with, drops a byte order mark.
   const start = UTF8_BOM.every((byte, i) => bytes[i] === byte) ? UTF8_BOM.length : 0;
   const text = bytes.toString('utf8', start);
   if (text.length === 0) return {};
-  if (!STRICT_START.test(text)) throw new HttpError(400, 'body: malformed JSON');
+  if (!STRICT_START.test(text)) throw malformed();
   try {
     return JSON.parse(text);
   } catch {
-    throw new HttpError(400, 'body: malformed JSON');
+    throw malformed();
   }
 }
 
@@ -81,7 +84,7 @@ function plainJsonBody(): RequestHandler {
       chunks.push(chunk);
       size += chunk.length;
     };
-    const done = (error?: HttpError): void => {
+    const done = (error?: DaemonError): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onAbort);
@@ -95,7 +98,7 @@ function plainJsonBody(): RequestHandler {
       next();
     };
     const onEnd = (): void => done();
-    const onAbort = (): void => done(new HttpError(400, 'body: the request was aborted'));
+    const onAbort = (): void => done(new DaemonError('malformed_request', 'body: the request was aborted'));
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onAbort);
@@ -115,7 +118,7 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
     express.json({
       limit: limitBytes,
       verify: (_req, _res, buffer) => {
-        if (textExceedsDepth(buffer, MAX_BODY_DEPTH)) throw new TooDeepError();
+        if (textExceedsDepth(buffer, MAX_BODY_DEPTH)) throw tooDeep();
       },
     }),
   ];

@@ -3,7 +3,7 @@ import type * as AjvModule from 'ajv';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Problem } from '../../shared/errors.ts';
-import { HttpError } from '../errors.ts';
+import { DaemonError } from '../errors.ts';
 
 const require = createRequire(import.meta.url);
 let ajv: Ajv | undefined;
@@ -48,10 +48,10 @@ export function describeProblems(errors: ErrorObject[] | null | undefined): Prob
   return [...problems.values()];
 }
 
-/** A 400 listing every problem: in `error` as "path: message; …", and as `problems` for a form. */
-export function invalidRequest(problems: Problem[]): HttpError {
+/** An invalid request listing every problem: in `error` as "path: message; …", and as `problems` for a form. */
+export function invalidRequest(problems: Problem[]): DaemonError {
   const message = problems.map(({ path, message }) => `${path}: ${message}`).join('; ');
-  return new HttpError(400, message, { problems });
+  return new DaemonError('invalid_request', message, { problems });
 }
 
 /** Every problem of a value against a schema; none when it is valid. */

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import { type IncomingMessage, STATUS_CODES, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type * as Ws from 'ws';
 import type { WebSocket, WebSocketServer } from 'ws';
+import type { ErrorCode } from '../../shared/errors.ts';
 import type { LiveMessage } from '../../shared/live.ts';
+import { DaemonError, toErrorResponse } from '../errors.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
-import { hostCheck } from '../security/host-check-middleware.ts';
+import { forbiddenHostMessage, hostCheck } from '../security/host-check-middleware.ts';
 import { originRefusal } from '../security/origin-middleware.ts';
-import { presentedToken, tokenMatches } from '../security/token-middleware.ts';
+import { presentedToken, tokenMatches, tooManyFailures } from '../security/token-middleware.ts';
 import { corkForTick } from '../http/cork-for-tick.ts';
 import { liveEventFrame, liveFrame } from '../logs/serialise.ts';
 import { VERSION } from '../version.ts';
@@ -33,8 +35,14 @@ export interface LiveChannelOptions {
 
 const require = createRequire(import.meta.url);
 
-function refuse(socket: Duplex, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+/** Refuses an upgrade request with the status and error body the same refusal of an HTTP request gets. */
+function refuse(socket: Duplex, code: ErrorCode, message: string, headers = ''): void {
+  const { status, body } = toErrorResponse(new DaemonError(code, message), false);
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${headers}` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+  );
 }
 
 /**
@@ -50,19 +58,34 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== LIVE_PATH) return refuse(socket, 404, 'Not Found');
-    if (!hostAllowed(req.headers.host)) return refuse(socket, 403, 'Forbidden');
+    if (url.pathname !== LIVE_PATH) {
+      return refuse(
+        socket,
+        'route_not_found',
+        `No WebSocket at ${url.pathname.slice(0, 200)}: the live channel is ${LIVE_PATH}`,
+      );
+    }
+    if (!hostAllowed(req.headers.host)) {
+      return refuse(socket, 'forbidden_host', forbiddenHostMessage(req.headers.host));
+    }
     const rules = { development: options.development, requireOrigin: options.token === null };
-    if (originRefusal(req.headers, rules)) return refuse(socket, 403, 'Forbidden');
+    const originRefused = originRefusal(req.headers, rules);
+    if (originRefused) return refuse(socket, 'forbidden_origin', originRefused);
     if (options.token !== null) {
       const limiter = options.limiter;
       const key = limiter?.keyOf(req);
-      if (key !== undefined && limiter?.blockedFor(key) !== undefined) {
-        return refuse(socket, 429, 'Too Many Requests');
+      const retryAfter = key === undefined ? undefined : limiter?.blockedFor(key);
+      if (retryAfter !== undefined) {
+        return refuse(
+          socket,
+          'too_many_auth_failures',
+          tooManyFailures(retryAfter),
+          `Retry-After: ${retryAfter}\r\n`,
+        );
       }
       if (!tokenMatches(options.token, presentedToken(req, true))) {
         if (key !== undefined) limiter?.fail(key);
-        return refuse(socket, 401, 'Unauthorized');
+        return refuse(socket, 'unauthorized', 'Unauthorized');
       }
     }
     wss ??= new (require('ws') as typeof Ws).WebSocketServer({

@@ -7,7 +7,7 @@ import type {
   JsonObject,
 } from '../../shared/api.ts';
 import { samplingAnswerSchema } from '../../shared/schemas.ts';
-import { HttpError, notFound, TimeoutError } from '../errors.ts';
+import { DaemonError } from '../errors.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
 import type { ServerConnection } from './server-connection.ts';
@@ -66,7 +66,10 @@ class Execution {
     this.timer = setTimeout(() => {
       const seconds = Math.round(this.timeoutMs / 100) / 10;
       this.abort.abort(
-        new TimeoutError(`Tool "${this.toolName}" did not finish within ${seconds} s without progress`),
+        new DaemonError(
+          'tool_timeout',
+          `Tool "${this.toolName}" did not finish within ${seconds} s without progress`,
+        ),
       );
     }, this.timeoutMs);
   }
@@ -139,13 +142,15 @@ export class ExecutionManager {
   ): Promise<ExecutionOutcome> {
     const activeExecution = this.activeExecution;
     if (activeExecution) {
-      throw new HttpError(409, 'Another execution is already in progress', { activeExecution });
+      throw new DaemonError('execution_busy', 'Another execution is already in progress', {
+        activeExecution,
+      });
     }
     const execution = new Execution(connection.id, toolName, timeoutMs);
     this.active = execution;
     try {
       if (!(await connection.hasTool(toolName))) {
-        throw notFound(`Unknown tool "${toolName}" on server "${connection.id}"`);
+        throw new DaemonError('tool_not_found', `Unknown tool "${toolName}" on server "${connection.id}"`);
       }
     } catch (error) {
       this.release(execution);
@@ -174,7 +179,7 @@ export class ExecutionManager {
         (result): Finish => ({ outcome: { status: 'completed', executionId: execution.id, result } }),
         (error: unknown): Finish => {
           // The SDK rejects an aborted request with an McpError wrapping the abort reason; the reason
-          // itself (Cancelled or TimeoutError) says what happened.
+          // itself (Cancelled, or the DaemonError of the time-out) says what happened.
           const signal = execution.abort.signal;
           const reason: unknown = signal.aborted ? signal.reason : error;
           return reason instanceof Cancelled
@@ -192,10 +197,17 @@ export class ExecutionManager {
 
   respond(requestId: string, response: ElicitationResponse): Promise<ExecutionOutcome> {
     const execution = this.active;
-    if (!execution) throw notFound('No execution is active, so there is no elicitation to answer');
+    if (!execution) {
+      throw new DaemonError(
+        'elicitation_not_found',
+        'No execution is active, so there is no elicitation to answer',
+      );
+    }
     const index = execution.pending.findIndex((p) => p.requestId === requestId);
     const pending = execution.pending[index];
-    if (!pending) throw notFound(`No pending elicitation has requestId "${requestId}"`);
+    if (!pending) {
+      throw new DaemonError('elicitation_not_found', `No pending elicitation has requestId "${requestId}"`);
+    }
     if (pending.kind === 'sampling' && response.action === 'accept') {
       // The reply goes to the server as its CreateMessageResult: it must be one. The request stays open.
       const problems = problemsOf(samplingAnswerSchema, response.content ?? {});
@@ -214,7 +226,7 @@ export class ExecutionManager {
   cancel(executionId: string): { status: 'cancelled'; executionId: string } {
     const execution = this.active;
     if (!execution || execution.id !== executionId)
-      throw notFound(`No active execution has id "${executionId}"`);
+      throw new DaemonError('execution_not_found', `No active execution has id "${executionId}"`);
     execution.abort.abort(new Cancelled('Cancelled by the user'));
     return { status: 'cancelled', executionId };
   }

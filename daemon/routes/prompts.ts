@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Answer } from '../../shared/routes.ts';
 import type { PromptGetRequest, ServerRequest } from '../../shared/api.ts';
 import { promptGetRequestSchema, serverRequestSchema } from '../../shared/schemas.ts';
-import { isMcpError, notFound } from '../errors.ts';
+import { DaemonError, isMcpError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ServerConnection } from '../mcp/server-connection.ts';
@@ -30,7 +30,7 @@ export async function getPrompt(
     if (isMcpError(error) && error.code === INVALID_PARAMS) {
       const { prompts } = await listPrompts(connection);
       if (!prompts.some((p) => p.name === name)) {
-        throw notFound(`Unknown prompt "${name}" on server "${connection.id}"`);
+        throw new DaemonError('prompt_not_found', `Unknown prompt "${name}" on server "${connection.id}"`);
       }
     }
     throw error;

@@ -9,7 +9,7 @@ import {
 } from '../../shared/schemas.ts';
 import { unmaskConfig } from '../servers/secrets.ts';
 import { type PutServerRequest, SERVER_ID_PATTERN } from '../../shared/servers.ts';
-import { badRequest } from '../errors.ts';
+import { DaemonError } from '../errors.ts';
 import { invalidRequest, validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
@@ -36,7 +36,7 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
     try {
       servers = parseMcpServers(body, 'mcpServers');
     } catch (error) {
-      throw badRequest((error as Error).message);
+      throw new DaemonError('invalid_request', (error as Error).message);
     }
     checkServerConfigs(servers.map(({ id, config }) => ({ path: `mcpServers.${id}`, config })));
     const imported = servers.map((s) => ({ ...s, config: unmaskConfig(s.config, manager.configOf(s.id)) }));

@@ -12,7 +12,7 @@ import {
   type WidgetViewResponse,
   widgetCspOf,
 } from '../../shared/widgets.ts';
-import { badRequest, HttpError, notFound, UpstreamError } from '../errors.ts';
+import { DaemonError, UpstreamError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ServerConnection } from '../mcp/server-connection.ts';
@@ -84,6 +84,9 @@ function daemonAddressOf(req: Request): DaemonAddress {
   return { port: req.socket.localPort ?? 0, hostname: req.hostname };
 }
 
+const unknownWidget = (toolId: string): DaemonError =>
+  new DaemonError('widget_not_found', `Unknown or expired widget "${toolId}"`);
+
 interface RenderedWidget {
   record: WidgetRecord;
   html: string;
@@ -103,7 +106,7 @@ async function renderWidget(
 ): Promise<RenderedWidget> {
   const toolId = String(req.params.toolId);
   const record = store.get(toolId);
-  if (!record) throw notFound(`Unknown or expired widget "${toolId}"`);
+  if (!record) throw unknownWidget(toolId);
   const connection = manager.get(record.serverId);
   const read = await connection.request('resources/read', { uri: record.uri });
   const { html, item } = htmlOf(read, record.uri);
@@ -144,7 +147,8 @@ function sendContainer(res: Response, { record, html, headers }: RenderedWidget)
 /** A widget page must not take the token from its address: its script reads `location` and `baseURI`. */
 function refuseTokenInAddress(req: Request): void {
   if (req.query.token !== undefined) {
-    throw badRequest(
+    throw new DaemonError(
+      'invalid_request',
       'token: widget pages take the token in the X-Inspector-Token header only (a browser tab opens the container page with a view code from POST /api/mcp/openai/widget/:toolId/view); widget code could read it from the address',
     );
   }
@@ -174,7 +178,7 @@ export function widgetViewRouter(manager: ClientManager, store: WidgetStore): Re
     const code = req.query.view;
     if (code === undefined) return next();
     if (typeof code !== 'string' || !store.redeemViewCode(String(req.params.toolId), code)) {
-      throw new HttpError(401, SPENT_VIEW_CODE);
+      throw new DaemonError('invalid_view_code', SPENT_VIEW_CODE);
     }
     sendContainer(res, await renderWidget(manager, store, req, CONTAINER_CALL_TOOL_TIMEOUT_MS));
   });
@@ -224,7 +228,7 @@ export function widgetsRouter(
 
   router.post('/openai/widget/:toolId/view', (req, res) => {
     const toolId = String(req.params.toolId);
-    if (!store.get(toolId)) throw notFound(`Unknown or expired widget "${toolId}"`);
+    if (!store.get(toolId)) throw unknownWidget(toolId);
     const { code, expiresAt } = store.issueViewCode(toolId);
     const path = `${req.baseUrl}/openai/widget/${encodeURIComponent(toolId)}?view=${code}`;
     const answer: WidgetViewResponse = {

@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { sendError } from '../http/error-middleware.ts';
 
 /** Every address of 127.0.0.0/8 and ::1 (also written as the IPv4-mapped ::ffff:127.x.y.z). */
 const LOOPBACK = new BlockList();
@@ -92,6 +93,6 @@ export function hostCheckMiddleware(options: { allowedHosts: readonly string[] }
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
     if (allowed(host)) return next();
-    res.status(403).json({ error: forbiddenHostMessage(host) });
+    sendError(res, 'forbidden_host', forbiddenHostMessage(host));
   };
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { sendError } from '../http/error-middleware.ts';
 
 const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension|safari-web-extension):\/\/[A-Za-z0-9.-]+$/;
 export const DEV_SERVER_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173'];
@@ -47,10 +48,7 @@ export function originMiddleware(options: { development: boolean; requireOrigin?
   const rules = { development: options.development, requireOrigin: options.requireOrigin ?? false };
   return (req: Request, res: Response, next: NextFunction) => {
     const refusal = originRefusal(req.headers, rules);
-    if (refusal) {
-      res.status(403).json({ error: refusal });
-      return;
-    }
+    if (refusal) return sendError(res, 'forbidden_origin', refusal);
     const origin = req.headers.origin;
     if (origin === undefined || origin === `http://${req.headers.host ?? ''}`) return next();
     res.setHeader('Access-Control-Allow-Origin', origin);

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { RequestHandler } from 'express';
 import type * as RateLimitModule from 'express-rate-limit';
+import { sendError } from '../http/error-middleware.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -91,7 +92,7 @@ export function rateLimitMiddleware(perMinute: number): RequestHandler & { prepa
     const retryAfter = counter.hit(lastKey);
     if (retryAfter === undefined) return next();
     res.setHeader('Retry-After', String(retryAfter));
-    res.status(429).json({ error: `Too many requests: more than ${perMinute} a minute` });
+    sendError(res, 'rate_limited', `Too many requests: more than ${perMinute} a minute`);
   };
   return Object.assign(middleware, { prepare: () => void prepare() });
 }

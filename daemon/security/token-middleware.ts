@@ -1,6 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { sendError } from '../http/error-middleware.ts';
 import type { AuthFailureLimiter } from './auth-failure-limiter.ts';
 
 export const TOKEN_HEADER = 'x-inspector-token';
@@ -36,6 +37,10 @@ const QUERY_TOKEN_PATHS = /^\/rpc-logs\/?$/;
 const QUERY_REFUSED =
   'Unauthorized: send the token in the X-Inspector-Token header; ?token= is accepted only by /api/mcp/rpc-logs and /api/mcp/ws';
 
+/** The 429 text for a client blocked after too many wrong tokens, for `retryAfter` seconds. */
+export const tooManyFailures = (retryAfter: number): string =>
+  `Too many failed attempts to authenticate: try again in ${retryAfter} s`;
+
 /** Every API route but health needs the token; there are no exemptions for "internal" routes. */
 export function tokenMiddleware(options: {
   token: string | null;
@@ -48,15 +53,13 @@ export function tokenMiddleware(options: {
     const retryAfter = limiter?.tracking ? limiter.blockedFor(limiter.keyOf(req)) : undefined;
     if (retryAfter !== undefined) {
       res.setHeader('Retry-After', String(retryAfter));
-      res
-        .status(429)
-        .json({ error: `Too many failed attempts to authenticate: try again in ${retryAfter} s` });
+      sendError(res, 'too_many_auth_failures', tooManyFailures(retryAfter));
       return;
     }
     const allowQuery = QUERY_TOKEN_PATHS.test(req.path);
     if (tokenMatches(expected, presentedToken(req, allowQuery))) return next();
     limiter?.fail(limiter.keyOf(req));
     const queryOnly = !allowQuery && req.headers[TOKEN_HEADER] === undefined && 'token' in req.query;
-    res.status(401).json({ error: queryOnly ? QUERY_REFUSED : 'Unauthorized' });
+    sendError(res, 'unauthorized', queryOnly ? QUERY_REFUSED : 'Unauthorized');
   };
 }

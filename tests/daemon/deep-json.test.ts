@@ -113,7 +113,10 @@ describe('JSON nesting limits', () => {
       `{"serverId":"deep","toolName":"deep-result","parameters":{"x":${deep}}}`,
     );
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'body: nests objects and arrays more than 256 levels deep' });
+    expect(response.body).toEqual({
+      error: 'body: nests objects and arrays more than 256 levels deep',
+      code: 'malformed_request',
+    });
     expect((await execute(d, 'deep-result', { depth: 2, x: nested(200) })).status).toBe(200);
     const replay = await openLive(d, { replay: '50' });
     onTestFinished(() => replay.close());

@@ -162,7 +162,7 @@ describe('respond', () => {
     const d = await startWithServers();
     const response = await respond(d, 'nothing-pending', { action: 'cancel' });
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: expect.any(String) });
+    expect(response.body).toEqual({ error: expect.any(String), code: 'elicitation_not_found' });
   });
 
   it('answers 404 for a requestId that is not pending and leaves the elicitation waiting', async () => {
@@ -183,6 +183,7 @@ describe('respond', () => {
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({
       error: 'requestId: is required',
+      code: 'invalid_request',
       problems: [{ path: 'requestId', message: 'is required' }],
     });
 

@@ -38,6 +38,7 @@ describe('execution lock', () => {
     expect(busy.status).toBe(409);
     expect(busy.body).toEqual({
       error: BUSY,
+      code: 'execution_busy',
       activeExecution: { id: waiting.body.executionId, serverId: 'fixture', toolName: 'elicit-twice' },
     });
 
@@ -65,7 +66,7 @@ describe('execution lock', () => {
 
     const busy = await execute(d, 'fixture', 'ping');
     expect(busy.status).toBe(409);
-    expect(busy.body).toEqual({ error: BUSY, activeExecution: active });
+    expect(busy.body).toEqual({ error: BUSY, code: 'execution_busy', activeExecution: active });
     const busyRest = await d.api('POST', '/api/mcp/servers/everything/tools/echo/call', {});
     expect(busyRest.status).toBe(409);
     expect(busyRest.body.activeExecution).toEqual(active);
@@ -80,7 +81,7 @@ describe('tool time-out', () => {
     const d = await startWithServers();
     const timedOut = await execute(d, 'fixture', 'slow', { parameters: { ms: 60_000 }, timeoutMs: 300 });
     expect(timedOut.status).toBe(504);
-    expect(timedOut.body).toEqual({ error: expect.stringContaining('did not finish') });
+    expect(timedOut.body).toEqual({ error: expect.stringContaining('did not finish'), code: 'tool_timeout' });
     expect(d.daemon.executions.activeExecution).toBeUndefined();
 
     const call = await sentCall(d, 'slow');
@@ -187,6 +188,7 @@ describe('cancel', () => {
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
       error: 'executionId: is required',
+      code: 'invalid_request',
       problems: [{ path: 'executionId', message: 'is required' }],
     });
   });

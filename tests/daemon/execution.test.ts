@@ -96,6 +96,7 @@ describe('tool execution', () => {
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({
       error: 'toolName: is required',
+      code: 'invalid_request',
       problems: [{ path: 'toolName', message: 'is required' }],
     });
 

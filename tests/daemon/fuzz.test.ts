@@ -2,7 +2,8 @@
  * A bounded, seeded fuzz of the HTTP API: a few thousand generated bad (and some good) requests over
  * every route, against the real daemon started by its command line with a real fixture server. It
  * asserts what must hold for any input: the daemon never exits, a client error is never a 5xx (502
- * and 504 are the MCP server's own failures), and every error has the SPEC part 7 body. The seed is
+ * and 504 are the MCP server's own failures), and every error has the SPEC part 7 body with a `code`
+ * of the daemon's list whose status it answered. The seed is
  * printed on failure; FUZZ_SEED and FUZZ_COUNT replay or widen a run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -12,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../daemon/errors.ts';
+import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { DAEMON_COMMAND, fixtureStdio, ROOT, stopProcess } from './helpers.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -294,13 +297,17 @@ function problemOf(method: string, answer: Answer): string | undefined {
   if (answer.status < 400 || method === 'HEAD') return undefined;
   if (!answer.type.startsWith('application/json'))
     return `${answer.status} without a JSON body (${answer.type})`;
-  let body: { error?: unknown; mcpError?: { name?: unknown; message?: unknown } };
+  let body: { error?: unknown; code?: unknown; mcpError?: { name?: unknown; message?: unknown } };
   try {
     body = JSON.parse(answer.text);
   } catch {
     return 'error body is not JSON';
   }
   if (typeof body.error !== 'string' || body.error === '') return 'error body without an error string';
+  if (!ERROR_CODES.includes(body.code as ErrorCode))
+    return `error body with code ${JSON.stringify(body.code)}`;
+  if (ERROR_STATUS[body.code as ErrorCode] !== answer.status)
+    return `${answer.status} with code ${body.code}`;
   if (
     body.mcpError !== undefined &&
     (typeof body.mcpError.name !== 'string' || typeof body.mcpError.message !== 'string')

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { ERROR_CODES } from '../../shared/errors.ts';
 import { everythingStdio, startDaemon, type TestDaemon } from './helpers.ts';
 
 async function daemon(overrides: Parameters<typeof startDaemon>[0] = {}): Promise<TestDaemon> {
@@ -8,11 +9,12 @@ async function daemon(overrides: Parameters<typeof startDaemon>[0] = {}): Promis
   return d;
 }
 
-/** Every error answer carries the SPEC part 7 body: at least a string `error`. */
+/** Every error answer carries the SPEC part 7 body: at least a string `error`, and the daemon's `code`. */
 function expectErrorBody(body: unknown): void {
   expect(body).toBeTypeOf('object');
   expect(typeof (body as { error?: unknown }).error).toBe('string');
   expect((body as { error: string }).error.length).toBeGreaterThan(0);
+  expect(ERROR_CODES).toContain((body as { code?: unknown }).code);
 }
 
 describe('400 bad request', () => {
@@ -20,7 +22,7 @@ describe('400 bad request', () => {
     const d = await daemon();
     const response = await d.api('POST', '/api/mcp/tools/list', '{"serverId": "a",');
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'body: malformed JSON' });
+    expect(response.body).toEqual({ error: 'body: malformed JSON', code: 'malformed_request' });
   });
 
   it('names every missing or wrongly typed field in one message', async () => {
@@ -173,6 +175,7 @@ describe('client errors are 4xx, never 500', () => {
       expect(response.status).toBe(400);
       expect(response.body).toEqual({
         error: `body: does not decode as its Content-Encoding "${encoding}" says`,
+        code: 'malformed_request',
       });
     }
     const unknown = await d.api('POST', '/api/mcp/tools/list', '{}', { 'Content-Encoding': 'zip-zap' });
@@ -214,6 +217,7 @@ describe('client errors are 4xx, never 500', () => {
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
       error: 'config.url: is not a valid URL',
+      code: 'invalid_request',
       problems: [{ path: 'config.url', message: 'is not a valid URL' }],
     });
   });
@@ -264,6 +268,8 @@ describe('client errors are 4xx, never 500', () => {
       );
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    expect(answer).toContain('{"error":"body: 1000000000 bytes is larger than the limit of 4194304 bytes"}');
+    expect(answer).toContain(
+      '{"error":"body: 1000000000 bytes is larger than the limit of 4194304 bytes","code":"payload_too_large"}',
+    );
   });
 });

@@ -148,7 +148,9 @@ describe('JSON bodies', () => {
       // Content-Length 5 takes `{"ser` as the body: malformed.
       answers.push(await exchange(d, [`${head(d, type, 5)}{"ser${next}`]));
     }
-    expect(answers[0]).toMatch(/^HTTP\/1\.1 400 [^]*\{"error":"body: malformed JSON"\}HTTP\/1\.1 200 /);
+    expect(answers[0]).toMatch(
+      /^HTTP\/1\.1 400 [^]*\{"error":"body: malformed JSON","code":"malformed_request"\}HTTP\/1\.1 200 /,
+    );
     expect(answers[0]).toBe(answers[1]);
   });
 

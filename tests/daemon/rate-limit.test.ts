@@ -66,7 +66,7 @@ describe('rate limit middleware', () => {
     expect(refused).toEqual({
       status: 429,
       headers: { 'retry-after': '60' },
-      body: { error: 'Too many requests: more than 2 a minute' },
+      body: { error: 'Too many requests: more than 2 a minute', code: 'rate_limited' },
       passed: false,
     });
     expect(send(middleware, '127.0.0.2').passed).toBe(true);

@@ -65,14 +65,14 @@ describe('token', () => {
     const d = await daemon();
     const response = await raw(d, path, { method });
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ error: 'Unauthorized' });
+    expect(response.body).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
   });
 
   it.each(protectedRoutes)('answers 401 Unauthorized to %s %s with a wrong token', async (method, path) => {
     const d = await daemon();
     const wrongHeader = await raw(d, path, { method, headers: { 'X-Inspector-Token': `${d.token}x` } });
     expect(wrongHeader.status).toBe(401);
-    expect(wrongHeader.body).toEqual({ error: 'Unauthorized' });
+    expect(wrongHeader.body).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
     const wrongQuery = await raw(d, `${path}?token=nope`, { method });
     expect(wrongQuery.status).toBe(401);
   });

@@ -290,7 +290,10 @@ describe('widget routes', () => {
     ]) {
       const served = await page(`${path}nobody-stored-this`);
       expect(served.status).toBe(404);
-      expect(served.body).toEqual({ error: 'Unknown or expired widget "nobody-stored-this"' });
+      expect(served.body).toEqual({
+        error: 'Unknown or expired widget "nobody-stored-this"',
+        code: 'widget_not_found',
+      });
     }
   });
 
@@ -451,6 +454,7 @@ describe('widget routes', () => {
       expect(JSON.parse(again.text)).toEqual({
         error:
           'view: unknown, used or expired view code. A view code opens its one widget once, within a minute; POST /api/mcp/openai/widget/:toolId/view with the token gives a new address',
+        code: 'invalid_view_code',
       });
     });
 
@@ -512,7 +516,10 @@ describe('widget routes', () => {
       vi.setSystemTime(storedAt + HOUR);
       const opened = await open(url);
       expect(opened.status).toBe(404);
-      expect(JSON.parse(opened.text)).toEqual({ error: `Unknown or expired widget "${body.toolId}"` });
+      expect(JSON.parse(opened.text)).toEqual({
+        error: `Unknown or expired widget "${body.toolId}"`,
+        code: 'widget_not_found',
+      });
     });
 
     it('keeps the Host and Origin checks in front of the view code, which such a refusal does not spend', async () => {
@@ -552,7 +559,7 @@ describe('widget routes', () => {
       expect(JSON.parse(withToken.text).error).toMatch(/^token: /);
       const bare = await open(`${d.url}/api/mcp/openai/widget/${body.toolId}`);
       expect(bare.status).toBe(401);
-      expect(JSON.parse(bare.text)).toEqual({ error: 'Unauthorized' });
+      expect(JSON.parse(bare.text)).toEqual({ error: 'Unauthorized', code: 'unauthorized' });
     });
   });
 
