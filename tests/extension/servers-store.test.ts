@@ -1,0 +1,133 @@
+// @vitest-environment node
+/**
+ * The servers store against a real daemon: the list the sidebar shows, adding, importing, connecting,
+ * disconnecting and removing servers, a server that fails to connect, and a daemon that stops answering.
+ */
+import { createPinia, setActivePinia } from 'pinia';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useServersStore } from '../../extension/servers/servers-store';
+import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from '../daemon/helpers';
+import { pairWith } from './daemon-pairing';
+
+let daemon: TestDaemon;
+
+beforeAll(async () => {
+  daemon = await startDaemon();
+});
+afterAll(async () => {
+  await daemon?.close();
+});
+
+beforeEach(async () => {
+  setActivePinia(createPinia());
+  await pairWith(daemon);
+  // Each test starts from an empty registry.
+  const { body } = await daemon.api('GET', '/api/mcp/servers');
+  for (const { id } of body.servers as Array<{ id: string }>) {
+    expect((await daemon.api('DELETE', `/api/mcp/servers/${id}`)).status).toBe(200);
+  }
+});
+
+const NO_SUCH_COMMAND = { transport: 'stdio', command: 'inspector-no-such-command', args: [] } as const;
+
+describe('servers store', () => {
+  it("lists the daemon's servers and selects the first, and lets go of one removed elsewhere", async () => {
+    for (const id of ['alpha', 'beta']) {
+      await daemon.api('PUT', `/api/mcp/servers/${id}`, { config: NO_SUCH_COMMAND });
+    }
+    const servers = useServersStore();
+    await servers.refresh();
+    expect(servers.error).toBeNull();
+    expect(servers.servers.map((s) => s.id).sort()).toEqual(['alpha', 'beta']);
+    const first = servers.servers[0]!.id;
+    expect(servers.selectedId).toBe(first);
+    expect(servers.selected?.id).toBe(first);
+
+    await daemon.api('DELETE', `/api/mcp/servers/${first}`);
+    await servers.refresh();
+    const other = first === 'alpha' ? 'beta' : 'alpha';
+    expect(servers.servers.map((s) => s.id)).toEqual([other]);
+    expect(servers.selectedId).toBe(other);
+  });
+
+  it('adds a server the daemon keeps, selects it, and replaces it when saved again', async () => {
+    const servers = useServersStore();
+    await servers.refresh();
+    expect(servers.servers).toEqual([]);
+    expect(servers.selectedId).toBeNull();
+
+    const config = everythingStdio();
+    const record = await servers.save('everything', { name: 'Everything', config });
+    expect(record).toMatchObject({ id: 'everything', name: 'Everything', status: 'disconnected' });
+    expect(servers.selectedId).toBe('everything');
+    expect((await daemon.api('GET', '/api/mcp/servers/everything')).body.config).toEqual(config);
+
+    await servers.save('everything', { name: 'Everything again', config });
+    expect(servers.servers.map((s) => [s.id, s.name])).toEqual([['everything', 'Everything again']]);
+  });
+
+  it('connects a server, with its initialize result in the record, and disconnects it', async () => {
+    const servers = useServersStore();
+    await servers.save('fixture', { config: fixtureStdio('tools-server.ts') });
+    await servers.setConnected('fixture', true);
+    expect(servers.busy.fixture).toBe(false);
+    expect(servers.selected).toMatchObject({ status: 'connected', serverInfo: { name: expect.any(String) } });
+    expect(servers.selected?.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect((await daemon.api('GET', '/api/mcp/servers/fixture')).body.status).toBe('connected');
+
+    await servers.setConnected('fixture', false);
+    expect(servers.selected?.status).toBe('disconnected');
+    expect((await daemon.api('GET', '/api/mcp/servers/fixture')).body.status).toBe('disconnected');
+  });
+
+  it('shows why a server could not connect, as the daemon kept it, without throwing', async () => {
+    const servers = useServersStore();
+    await servers.save('broken', { config: NO_SUCH_COMMAND });
+    await servers.setConnected('broken', true);
+    expect(servers.busy.broken).toBe(false);
+    const kept = (await daemon.api('GET', '/api/mcp/servers/broken')).body;
+    expect(kept.lastError).toContain('inspector-no-such-command');
+    expect(servers.selected).toMatchObject({ status: kept.status, lastError: kept.lastError });
+    expect(servers.selected?.status).not.toBe('connected');
+  });
+
+  it('imports an mcpServers object and selects the first server it added', async () => {
+    const servers = useServersStore();
+    const { command, args } = everythingStdio();
+    const imported = await servers.importJson({
+      one: { command, args },
+      two: { command, args: [...args] },
+    });
+    expect(imported.map((s) => s.id)).toEqual(['one', 'two']);
+    expect(servers.selectedId).toBe('one');
+    const listed = (await daemon.api('GET', '/api/mcp/servers')).body.servers as Array<{ id: string }>;
+    expect(listed.map((s) => s.id).sort()).toEqual(['one', 'two']);
+  });
+
+  it('removes a server from the daemon and selects the next one left', async () => {
+    const servers = useServersStore();
+    await servers.save('keep', { config: NO_SUCH_COMMAND });
+    await servers.save('drop', { config: NO_SUCH_COMMAND });
+    expect(servers.selectedId).toBe('drop');
+    await servers.remove('drop');
+    expect(servers.servers.map((s) => s.id)).toEqual(['keep']);
+    expect(servers.selectedId).toBe('keep');
+    expect((await daemon.api('GET', '/api/mcp/servers/drop')).status).toBe(404);
+  });
+
+  it('keeps the list it had and says why when the daemon stops answering', async () => {
+    const gone = await startDaemon();
+    setActivePinia(createPinia());
+    await pairWith(gone);
+    await gone.api('PUT', '/api/mcp/servers/left', { config: NO_SUCH_COMMAND });
+    const servers = useServersStore();
+    await servers.refresh();
+    expect(servers.servers.map((s) => s.id)).toEqual(['left']);
+
+    await gone.close();
+    await servers.refresh();
+    expect(servers.error).toMatch(/.+/);
+    expect(servers.servers.map((s) => s.id)).toEqual(['left']);
+    expect(servers.selectedId).toBe('left');
+  });
+});
