@@ -51,7 +51,8 @@ export const ERROR_CODES = [
   'too_many_auth_failures',
   // 500: a failure of the daemon itself.
   'internal_error',
-  // 502: the MCP server answered with a JSON-RPC error (`mcpError.code` is its code).
+  // 502: a JSON-RPC error: the MCP server's answer, or the MCP client's own for a request to it that
+  // timed out (`mcpError.code` is its code).
   'mcp_error',
   // 502: the MCP server could not be started, reached or kept, or its answer could not be used
   // (`mcpError.code` says which: COMMAND_NOT_FOUND, CONNECTION_REFUSED, CONNECTION_LOST, MESSAGE_TOO_LARGE…).
