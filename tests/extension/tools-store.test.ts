@@ -1,0 +1,127 @@
+// @vitest-environment node
+/**
+ * The tools store against a real daemon with the tools fixture and server-everything: listing a server's
+ * tools, a server whose tools cannot be listed, running the selected tool with its form's values,
+ * answering its elicitations, the progress the live channel brings to the running call, and cancelling
+ * it.
+ */
+import { createPinia, setActivePinia } from 'pinia';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useLiveStore } from '../../extension/app/live-store';
+import { useToolsStore } from '../../extension/tools/tools-store';
+import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from '../daemon/helpers';
+import { pairWith } from './daemon-pairing';
+
+let daemon: TestDaemon;
+
+beforeAll(async () => {
+  daemon = await startDaemon();
+  for (const [id, config] of [
+    ['fixture', fixtureStdio('tools-server.ts')],
+    ['everything', everythingStdio()],
+    ['broken', { transport: 'stdio', command: 'inspector-no-such-command', args: [] }],
+  ] as const) {
+    expect((await daemon.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
+  }
+});
+afterAll(async () => {
+  await daemon?.close();
+});
+
+beforeEach(async () => {
+  setActivePinia(createPinia());
+  await pairWith(daemon);
+});
+
+const textOf = (result: Record<string, unknown> | undefined): string =>
+  ((result?.content as Array<{ text?: string }> | undefined) ?? []).map((c) => c.text ?? '').join('\n');
+
+describe('tools store', () => {
+  it("lists a server's tools, every page of them, selects the first and filters by a query", async () => {
+    const tools = useToolsStore();
+    await tools.load('fixture');
+    expect(tools.listError).toBeNull();
+    expect(tools.loading).toBe(false);
+    // The fixture answers tools/list two tools a page.
+    expect(tools.tools.map((t) => t.name)).toEqual([
+      'elicit-twice',
+      'elicit-parallel',
+      'crash',
+      'bad-structured',
+      'slow',
+      'widget',
+      'ping',
+    ]);
+    expect(tools.selectedName).toBe('elicit-twice');
+    tools.query = 'progress';
+    expect(tools.filtered.map((t) => t.name)).toEqual(['slow']);
+  });
+
+  it('says why the tools of a server that cannot start are not listed', async () => {
+    const tools = useToolsStore();
+    await tools.load('broken');
+    expect(tools.tools).toEqual([]);
+    expect(tools.selectedName).toBeNull();
+    expect(tools.listError).toContain('inspector-no-such-command');
+  });
+
+  it("runs the selected tool with its form's values and keeps each tool's last run", async () => {
+    const tools = useToolsStore();
+    await tools.load('everything');
+    tools.select('echo');
+    tools.currentValue = { message: 'from the store' };
+    await tools.execute();
+    expect(tools.run?.state).toBe('completed');
+    expect(textOf(tools.run?.result)).toBe('Echo: from the store');
+
+    tools.select('get-sum');
+    expect(tools.run).toBeNull();
+    tools.select('echo');
+    expect(textOf(tools.run?.result)).toBe('Echo: from the store');
+
+    // Another server starts with no tools, values or runs of the one before.
+    await tools.load('fixture');
+    expect(tools.runs).toEqual({});
+    expect(tools.values).not.toHaveProperty('echo');
+  });
+
+  it("puts each of the tool's elicitations to the person and goes on with the answers", async () => {
+    const tools = useToolsStore();
+    await tools.load('fixture');
+    tools.select('elicit-twice');
+    await tools.execute();
+    expect(tools.run?.state).toBe('elicitation');
+    expect(tools.running).toBe(true);
+    expect(tools.run?.elicitation?.request.message).toBe('First question');
+    await tools.respond({ action: 'accept', content: { answer: 'yes' } });
+    expect(tools.run?.elicitation?.request.message).toBe('Second question');
+    await tools.respond({ action: 'cancel' });
+    expect(tools.run?.state).toBe('completed');
+    expect(tools.running).toBe(false);
+    expect(textOf(tools.run?.result)).toBe('first: accept {"answer":"yes"}; second: cancel');
+  });
+
+  it('shows the progress the live channel brings to the running call, and cancels it', async () => {
+    const live = useLiveStore();
+    const tools = useToolsStore();
+    live.start(0);
+    try {
+      await expect.poll(() => live.state).toBe('open');
+      await tools.load('fixture');
+      tools.select('slow');
+      tools.currentValue = { ms: 600_000, progressEveryMs: 50 };
+      const done = tools.execute();
+      await expect.poll(() => tools.run?.progress?.progress ?? 0).toBeGreaterThan(1);
+      expect(tools.run?.state).toBe('running');
+      expect(tools.run?.executionId).toMatch(/.+/);
+
+      await tools.cancel();
+      await done;
+      expect(tools.run?.state).toBe('cancelled');
+      expect(tools.running).toBe(false);
+      expect((await daemon.api('GET', '/api/mcp/tools/active')).body.activeExecution).toBeFalsy();
+    } finally {
+      live.stop();
+    }
+  });
+});
