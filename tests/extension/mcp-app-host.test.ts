@@ -216,6 +216,27 @@ describe('MCP App host with the ext-apps App', () => {
     await expect(app.openLink({ url: 'https://example.com/' })).rejects.toThrow();
   });
 
+  it('answers ui/request-display-mode with the mode onRequestDisplayMode shows it in', async () => {
+    const shown: string[] = [];
+    const host = await startHost({
+      // The panel has no place for anything but these three; it answers where the app now is.
+      onRequestDisplayMode: (mode) => {
+        shown.push(mode);
+        return mode === 'pip' ? 'inline' : mode;
+      },
+    });
+    const { app } = await startApp(host);
+    expect(await app.requestDisplayMode({ mode: 'fullscreen' })).toMatchObject({ mode: 'fullscreen' });
+    expect(await app.requestDisplayMode({ mode: 'pip' })).toMatchObject({ mode: 'inline' });
+    expect(shown).toEqual(['fullscreen', 'pip']);
+  });
+
+  it('keeps the app where it is without onRequestDisplayMode', async () => {
+    const host = await startHost();
+    const { app } = await startApp(host);
+    expect(await app.requestDisplayMode({ mode: 'fullscreen' })).toMatchObject({ mode: 'inline' });
+  });
+
   it('reports size changes', async () => {
     const host = await startHost();
     const { app } = await startApp(host);

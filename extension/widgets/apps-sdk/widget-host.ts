@@ -54,7 +54,7 @@ export type HostDisplayMode = 'inline' | 'modal' | 'sidebar';
 export const HOST_DISPLAY_MODES: readonly HostDisplayMode[] = ['inline', 'modal', 'sidebar'];
 
 /** The Apps SDK's name for each place: what a widget reads in `displayMode` when the panel chose it. */
-export const APPS_SDK_MODE_NAMES: Record<HostDisplayMode, DisplayMode> = {
+export const APPS_SDK_MODE_NAMES: Record<HostDisplayMode, 'inline' | 'fullscreen' | 'pip'> = {
   inline: 'inline',
   modal: 'fullscreen',
   sidebar: 'pip',

@@ -11,6 +11,7 @@
 import {
   AppBridge,
   getToolUiResourceUri,
+  type McpUiDisplayMode,
   type McpUiHostCapabilities,
   type McpUiHostContext,
   type McpUiMessageRequest,
@@ -60,6 +61,11 @@ export interface McpAppHostOptions {
   onMessage?(params: McpAppMessage): void;
   /** `ui/open-link` with an http or https URL (others are refused); without it links are not offered. */
   onOpenLink?(url: string): void;
+  /**
+   * `ui/request-display-mode`: the app asks to be shown `inline`, `fullscreen` or `pip`; answers the mode
+   * it is now shown in. Without it the app stays where it is.
+   */
+  onRequestDisplayMode?(mode: McpUiDisplayMode): McpUiDisplayMode;
   /** `ui/notifications/size-changed`: the app's content size in pixels. */
   onSizeChanged?(size: McpAppSize): void;
   /** The app finished `ui/initialize` (again after a reload); its tool input and result follow. */
@@ -131,6 +137,10 @@ export async function connectMcpApp(options: McpAppHostOptions): Promise<McpAppC
       onOpenLink(url);
       return {};
     };
+  }
+  if (options.onRequestDisplayMode) {
+    const onRequestDisplayMode = options.onRequestDisplayMode;
+    bridge.onrequestdisplaymode = async ({ mode }) => ({ mode: onRequestDisplayMode(mode) });
   }
   bridge.onsizechange = (size) => options.onSizeChanged?.(size);
 
