@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { startDaemonForExtension } from './support/daemon.ts';
-import { byTestId, PanelPage } from './support/pages.ts';
-import { WidgetView } from './support/widget-page.ts';
+import { byTestId } from './support/pages/dom.ts';
+import { PanelPage } from './support/pages/panel.ts';
+import type { WidgetView } from './support/pages/widget.ts';
 
 const SHOTS = '/tmp/shots-widgets';
 const VIEWPORT = { width: 1400, height: 1000 };
@@ -39,17 +40,6 @@ async function widths(page: Page, frame: Frame): Promise<{ frame: number; pane: 
   return { ...outside, inside: await frame.evaluate(() => window.innerWidth) };
 }
 
-async function choose(page: Page, testId: string, value: string): Promise<void> {
-  await page.select(byTestId(testId), value);
-}
-
-async function typeLocale(page: Page, locale: string): Promise<void> {
-  const field = await page.waitForSelector(byTestId('widget-host-locale'));
-  await field!.click({ count: 3 });
-  await field!.type(locale);
-  await field!.press('Enter');
-}
-
 /** A browser with the extension, a daemon with the fixture registered, the panel paired at 1400 px. */
 async function openPanel(): Promise<{ ext: ExtensionBrowser; daemon: TestDaemon; panel: PanelPage }> {
   const ext = await launchWithTestExtension();
@@ -58,17 +48,18 @@ async function openPanel(): Promise<{ ext: ExtensionBrowser; daemon: TestDaemon;
   expect(status).toBe(201);
   const panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
   await panel.page.setViewport(VIEWPORT);
-  await panel.pair(daemon.url, daemon.token);
-  await panel.waitUntilPaired();
-  await panel.connect('context');
+  await panel.pairing.pair(daemon.url, daemon.token);
+  await panel.pairing.waitUntilPaired();
+  await panel.servers.connect('context');
   return { ext, daemon, panel };
 }
 
-async function showWidget(panel: PanelPage, widget: WidgetView, tool: string): Promise<Frame> {
-  await panel.selectTool(tool);
+async function showWidget(panel: PanelPage, tool: string): Promise<Frame> {
+  const { widget } = panel;
+  await panel.tools.select(tool);
   await widget.markStale();
-  await panel.run();
-  await panel.result();
+  await panel.tools.run();
+  await panel.tools.result();
   const frame = await widget.frame('#theme');
   await frame.waitForFunction(() => document.getElementById('theme')?.textContent !== '');
   return frame;
@@ -83,7 +74,7 @@ describe('Host context of an Apps-SDK widget in the panel', () => {
 
   beforeAll(async () => {
     ({ ext, daemon, panel } = await openPanel());
-    widget = new WidgetView(panel.page);
+    widget = panel.widget;
   });
 
   afterAll(async () => {
@@ -92,7 +83,7 @@ describe('Host context of an Apps-SDK widget in the panel', () => {
   });
 
   it('fills the width of its pane at 1400 px, and the widget sees the panel light theme, desktop and no insets', async () => {
-    frame = await showWidget(panel, widget, 'context-widget');
+    frame = await showWidget(panel, 'context-widget');
     const measured = await widths(panel.page, frame);
     expect(measured.pane).toBeGreaterThan(700);
     // The frame has the pane's width, less the shell's border.
@@ -109,23 +100,21 @@ describe('Host context of an Apps-SDK widget in the panel', () => {
   });
 
   it('switches the widget to dark, another locale, a phone and notch insets through openai:set_globals', async () => {
-    await choose(panel.page, 'widget-host-theme', 'dark');
+    await widget.setHost('theme', 'dark');
     expect(await widget.waitInFrame(frame, '#theme', 'dark')).toBe('dark');
     expect(await widget.waitInFrame(frame, '#updates', '1')).toBe('1');
     await shot(panel.page, 'apps-sdk-dark-desktop');
 
-    await typeLocale(panel.page, 'de-de');
-    expect(
-      await panel.page.$eval(byTestId('widget-host-locale'), (el) => (el as HTMLInputElement).value),
-    ).toBe('de-DE');
+    await widget.typeLocale('de-de');
+    expect((await widget.locale()).value).toBe('de-DE');
     expect(await widget.waitInFrame(frame, '#locale', 'de-DE')).toBe('de-DE');
     expect(await widget.waitInFrame(frame, '#formatted', '1.234.567,5')).toBe('1.234.567,5');
 
-    await choose(panel.page, 'widget-host-device', 'mobile');
+    await widget.setHost('device', 'mobile');
     expect(await widget.waitInFrame(frame, '#device', 'mobile')).toBe('mobile');
     expect(await widget.waitInFrame(frame, '#input', '{"hover":false,"touch":true}')).toBeTruthy();
     expect(await widget.waitInFrame(frame, '#width', '375')).toBe('375');
-    await choose(panel.page, 'widget-host-safe-area', 'notch');
+    await widget.setHost('safe-area', 'notch');
     expect(
       await widget.waitInFrame(frame, '#insets', '{"top":47,"bottom":34,"left":0,"right":0}'),
     ).toBeTruthy();
@@ -139,19 +128,16 @@ describe('Host context of an Apps-SDK widget in the panel', () => {
   });
 
   it('refuses a locale that is not BCP 47 and keeps the last good one', async () => {
-    await typeLocale(panel.page, 'not a locale!');
-    const problem = await panel.page.waitForSelector(byTestId('widget-host-locale-problem'));
-    expect(await problem!.evaluate((el) => el.textContent)).toContain('is not a BCP 47 locale');
-    expect(
-      await panel.page.$eval(byTestId('widget-host-locale'), (el) => el.getAttribute('aria-invalid')),
-    ).toBe('true');
+    await widget.typeLocale('not a locale!');
+    expect(await widget.localeProblem()).toContain('is not a BCP 47 locale');
+    expect((await widget.locale()).invalid).toBe(true);
     expect(await widget.waitInFrame(frame, '#locale', 'de-DE')).toBe('de-DE');
   });
 
   it('keeps the choice: after a reload the next widget starts dark, in German, on a phone', async () => {
     await panel.reload();
-    await panel.waitUntilPaired();
-    frame = await showWidget(panel, widget, 'context-widget');
+    await panel.pairing.waitUntilPaired();
+    frame = await showWidget(panel, 'context-widget');
     // From the first render, not by an update.
     expect(await widget.waitInFrame(frame, '#theme', 'dark')).toBe('dark');
     expect(await widget.waitInFrame(frame, '#locale', 'de-DE')).toBe('de-DE');
@@ -160,11 +146,9 @@ describe('Host context of an Apps-SDK widget in the panel', () => {
       await widget.waitInFrame(frame, '#insets', '{"top":47,"bottom":34,"left":0,"right":0}'),
     ).toBeTruthy();
     expect(await widget.waitInFrame(frame, '#updates', '0')).toBe('0');
-    expect(
-      await panel.page.$eval(byTestId('widget-host-device'), (el) => (el as HTMLSelectElement).value),
-    ).toBe('mobile');
+    expect(await widget.host('device')).toBe('mobile');
     // Back to desktop: the frame takes the pane's width again.
-    await choose(panel.page, 'widget-host-device', 'desktop');
+    await widget.setHost('device', 'desktop');
     expect(await widget.waitInFrame(frame, '#device', 'desktop')).toBe('desktop');
     const measured = await widths(panel.page, frame);
     expect(measured.frame).toBeGreaterThanOrEqual(measured.pane - 2);
@@ -180,7 +164,7 @@ describe('Host context of an MCP App in the panel', () => {
 
   beforeAll(async () => {
     ({ ext, daemon, panel } = await openPanel());
-    widget = new WidgetView(panel.page);
+    widget = panel.widget;
   });
 
   afterAll(async () => {
@@ -189,7 +173,7 @@ describe('Host context of an MCP App in the panel', () => {
   });
 
   it('fills the width of its pane and sends the chosen context in ui/initialize', async () => {
-    frame = await showWidget(panel, widget, 'context-app');
+    frame = await showWidget(panel, 'context-app');
     const measured = await widths(panel.page, frame);
     expect(measured.pane).toBeGreaterThan(700);
     expect(measured.frame).toBe(measured.pane);
@@ -212,11 +196,11 @@ describe('Host context of an MCP App in the panel', () => {
   });
 
   it('tells the app of each change in ui/notifications/host-context-changed', async () => {
-    await choose(panel.page, 'widget-host-theme', 'dark');
+    await widget.setHost('theme', 'dark');
     expect(await widget.waitInFrame(frame, '#theme', 'dark')).toBe('dark');
-    await typeLocale(panel.page, 'fr-FR');
+    await widget.typeLocale('fr-FR');
     expect(await widget.waitInFrame(frame, '#locale', 'fr-FR')).toBe('fr-FR');
-    await choose(panel.page, 'widget-host-device', 'mobile');
+    await widget.setHost('device', 'mobile');
     expect(await widget.waitInFrame(frame, '#device', 'mobile')).toBe('mobile');
     expect(await widget.waitInFrame(frame, '#width', '375')).toBe('375');
     expect(await widget.expandLast('ui/notifications/host-context-changed')).toMatchObject({
@@ -226,13 +210,11 @@ describe('Host context of an MCP App in the panel', () => {
         containerDimensions: { maxHeight: 640, width: 375 },
       },
     });
-    await choose(panel.page, 'widget-host-safe-area', 'home-bar');
+    await widget.setHost('safe-area', 'home-bar');
     expect(
       await widget.waitInFrame(frame, '#insets', '{"top":0,"bottom":34,"left":0,"right":0}'),
     ).toBeTruthy();
-    await panel.page.$$eval(`${byTestId('widget-message')} details[open]`, (els) =>
-      els.forEach((el) => el.removeAttribute('open')),
-    );
+    await widget.collapseMessages();
     await shot(panel.page, 'mcp-app-dark-mobile');
   });
 });
