@@ -1,0 +1,510 @@
+/**
+ * `inspector-daemon record`, `replay` and `diff`, run as a user runs them (`node --import tsx
+ * daemon/main.ts …`): a server-everything session recorded over STDIO and through a real daemon, the
+ * recording served over STDIO and Streamable HTTP to the MCP SDK's client and compared with the live
+ * server, a saved-request collection run against both, and a fixture server whose listings change with
+ * FIXTURE_VERSION compared with its recording.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  DAEMON_COMMAND,
+  EVERYTHING,
+  everythingStdio,
+  FIXTURES,
+  freePort,
+  ROOT,
+  startDaemon,
+  stopProcess,
+  TSX_LOADER,
+} from './helpers.ts';
+
+const WAIT_MS = 30_000;
+const SECRET = 'sk-recorded-secret-4f9c2e71';
+const EVERYTHING_LINE = `"${process.execPath}" "${EVERYTHING}" stdio`;
+const VERSIONED_LINE = `"${process.execPath}" ${TSX_LOADER.join(' ')} "${join(FIXTURES, 'versioned-server.ts')}"`;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let dir: string;
+/** Every process started, stopped after each test (and after each beforeAll's group). */
+const running = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'inspector-record-'));
+});
+afterEach(() => Promise.all([...running].map(stopProcess)));
+afterAll(async () => {
+  await Promise.all([...running].map(stopProcess));
+  await rm(dir, { recursive: true, force: true });
+});
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of [
+    'INSPECTOR_TOKEN',
+    'INSPECTOR_CONFIG',
+    'INSPECTOR_DATA_DIR',
+    'PORT',
+    'HOST',
+    'NODE_ENV',
+  ])
+    delete env[name];
+  return { ...env, INSPECTOR_DATA_DIR: join(dir, 'data') };
+}
+
+/** Starts `inspector-daemon ARGS…` with its output piped (not a terminal). */
+function start(args: string[]): ChildProcess & { output: Run; exited: Promise<Run> } {
+  const child = spawn(process.execPath, [...DAEMON_COMMAND, ...args], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  const output: Run = { code: null, stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (output.stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (output.stderr += text));
+  const exited = new Promise<Run>((resolve) => child.once('close', (code) => resolve({ ...output, code })));
+  return Object.assign(child, { output, exited });
+}
+
+/** Runs `inspector-daemon ARGS…` to its end. */
+const inspector = (args: string[]): Promise<Run> => start(args).exited;
+
+/** Resolves once `pattern` shows in what the process wrote to `stream`. */
+async function waitFor(
+  child: ReturnType<typeof start>,
+  stream: 'stdout' | 'stderr',
+  pattern: RegExp,
+): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const match = child.output[stream].match(pattern);
+    if (match) return match;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`no ${pattern} on ${stream}; got:\n${child.output.stdout}\n${child.output.stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * An MCP SDK client connected through `transport`, closed when the test ends. It declares what the
+ * daemon's client declares: server-everything offers some tools only to clients that can sample or elicit.
+ */
+async function connect(transport: Transport): Promise<Client> {
+  const client = new Client(
+    { name: 'record-test', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } } },
+  );
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
+  await client.connect(transport);
+  onTestFinished(() => client.close());
+  return client;
+}
+
+const replayOverStdio = (file: string): Promise<Client> =>
+  connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [...DAEMON_COMMAND, 'replay', file],
+      cwd: ROOT,
+      env: cleanEnv() as Record<string, string>,
+      stderr: 'ignore',
+    }),
+  );
+
+async function replayOverHttp(file: string): Promise<Client> {
+  const port = await freePort();
+  const replay = start(['replay', file, '--port', String(port)]);
+  const [url = ''] = await waitFor(replay, 'stdout', /http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  expect(url).toBe(`http://127.0.0.1:${port}/mcp`);
+  return connect(new StreamableHTTPClientTransport(new URL(url)));
+}
+
+const live = (): Promise<Client> => {
+  const { command, args = [] } = everythingStdio();
+  return connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
+};
+
+/** The lines of a session file, parsed. */
+async function sessionLines(file: string): Promise<Array<Record<string, any>>> {
+  const text = await readFile(file, 'utf8');
+  expect(text.endsWith('\n')).toBe(true);
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+const sentMethods = (lines: Array<Record<string, any>>): string[] =>
+  lines.filter((line) => line.direction === 'send' && line.message.method).map((line) => line.message.method);
+
+/** The JSON-RPC error a call rejected with. */
+async function rpcError(call: Promise<unknown>): Promise<McpError> {
+  const error = await call.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
+}
+
+describe('a recorded server-everything session', () => {
+  let session: string;
+  let recorded: Run;
+
+  beforeAll(async () => {
+    session = join(dir, 'everything.jsonl');
+    recorded = await inspector([
+      'record',
+      '--stdio',
+      EVERYTHING_LINE,
+      '--env',
+      `API_KEY=${SECRET}`,
+      '--out',
+      session,
+      '--call',
+      'echo',
+      '--args',
+      '{"message":"hello"}',
+      '--call',
+      'get-sum',
+      '--args',
+      '{"a":1,"b":2}',
+      '--call',
+      'get-env',
+    ]);
+  }, 60_000);
+
+  it('is a header and one line per message, with the listings, the calls and no secret', async () => {
+    expect(recorded.stderr).toBe('');
+    expect(recorded.code).toBe(0);
+    expect(recorded.stdout).toMatch(/^recorded \d+ messages of the --stdio server to .*everything\.jsonl\n$/);
+    const [header, ...lines] = await sessionLines(session);
+    expect(header).toMatchObject({
+      type: 'session',
+      version: 1,
+      server: { serverInfo: { name: 'mcp-servers/everything' }, capabilities: { tools: {}, prompts: {} } },
+    });
+    expect(new Date(header!.recordedAt).getTime()).not.toBeNaN();
+    for (const line of lines) expect(['send', 'receive', 'stderr', 'stdout']).toContain(line.direction);
+    expect(sentMethods(lines)).toEqual(
+      expect.arrayContaining(['initialize', 'tools/list', 'resources/list', 'prompts/list', 'tools/call']),
+    );
+    const calls = lines.filter((line) => line.direction === 'send' && line.message.method === 'tools/call');
+    expect(calls.map((line) => line.message.params.name)).toEqual(['echo', 'get-sum', 'get-env']);
+    const text = await readFile(session, 'utf8');
+    expect(text).toContain('API_KEY');
+    expect(text).not.toContain(SECRET);
+  });
+
+  it.each([
+    ['STDIO', replayOverStdio],
+    ['Streamable HTTP', replayOverHttp],
+  ])('replays over %s with the live server’s answers to recorded requests', async (_name, replay) => {
+    const [replayed, real] = await Promise.all([replay(session), live()]);
+    expect(replayed.getServerVersion()).toEqual(real.getServerVersion());
+    expect(replayed.getServerCapabilities()).toEqual(real.getServerCapabilities());
+    expect(replayed.getInstructions()).toEqual(real.getInstructions());
+    expect(await replayed.listTools()).toEqual(await real.listTools());
+    expect(await replayed.listPrompts()).toEqual(await real.listPrompts());
+    expect(await replayed.listResources()).toEqual(await real.listResources());
+    for (const call of [
+      { name: 'echo', arguments: { message: 'hello' } },
+      { name: 'get-sum', arguments: { b: 2, a: 1 } },
+    ]) {
+      expect(await replayed.callTool(call)).toEqual(await real.callTool(call));
+    }
+    // The request id and _meta (a progress token) are not compared.
+    const withMeta = await replayed.callTool({
+      name: 'echo',
+      arguments: { message: 'hello' },
+      _meta: { progressToken: 'p-1' },
+    });
+    expect(withMeta).toEqual({ content: [{ type: 'text', text: 'Echo: hello' }] });
+    await replayed.ping();
+  });
+
+  it.each([
+    ['STDIO', replayOverStdio],
+    ['Streamable HTTP', replayOverHttp],
+  ])('answers a request that was not recorded over %s with an error naming it', async (_name, replay) => {
+    const replayed = await replay(session);
+    const otherArguments = await rpcError(replayed.callTool({ name: 'echo', arguments: { message: 'bye' } }));
+    expect(otherArguments.code).toBe(-32602);
+    expect(otherArguments.message).toMatch(/tools\/call was not recorded with these params/);
+    expect(otherArguments.message).toContain('"message":"bye"');
+    const otherMethod = await rpcError(replayed.getPrompt({ name: 'simple-prompt' }));
+    expect(otherMethod.code).toBe(-32601);
+    expect(otherMethod.message).toMatch(/prompts\/get was not recorded in .*everything\.jsonl/);
+    // The server stays up: a recorded request still gets its answer.
+    expect((await replayed.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('passes the same saved-request collection as the live server', async () => {
+    const collection = join(dir, 'collection.json');
+    await writeFile(
+      collection,
+      JSON.stringify({
+        version: 1,
+        serverId: 'everything',
+        requests: [
+          {
+            title: 'Echo hello',
+            toolName: 'echo',
+            parameters: { message: 'hello' },
+            expectations: [
+              { kind: 'noError' },
+              { kind: 'text', text: 'Echo: hello' },
+              { kind: 'jsonPath', path: '$.content[0].text', op: 'equals', value: 'Echo: hello' },
+            ],
+          },
+          {
+            title: 'Sum',
+            toolName: 'get-sum',
+            parameters: { a: 1, b: 2 },
+            expectations: [{ kind: 'text', text: '/is 3\\.$/' }],
+          },
+        ],
+      }),
+    );
+    const replayLine = `"${process.execPath}" ${DAEMON_COMMAND.map((arg) => `"${arg}"`).join(' ')} replay "${session}"`;
+    const [againstReplay, againstLive] = await Promise.all([
+      inspector(['test', collection, '--stdio', replayLine, '--cwd', ROOT]),
+      inspector(['test', collection, '--stdio', EVERYTHING_LINE]),
+    ]);
+    for (const run of [againstReplay, againstLive]) {
+      expect(run.stdout).toMatch(/2 passed/);
+      expect(run.code).toBe(0);
+    }
+    // And it can fail: a call that was not recorded does not pass against the replay.
+    await writeFile(
+      collection,
+      JSON.stringify({
+        version: 1,
+        requests: [{ title: 'Echo bye', toolName: 'echo', parameters: { message: 'bye' } }],
+      }),
+    );
+    const unrecorded = await inspector(['test', collection, '--stdio', replayLine, '--cwd', ROOT]);
+    expect(unrecorded.code).toBe(4);
+    expect(unrecorded.stdout + unrecorded.stderr).toMatch(/not recorded/);
+  }, 90_000);
+
+  it('is the same as the live server for diff (exit 0)', async () => {
+    const same = await inspector(['diff', '--stdio', EVERYTHING_LINE, '--against', session, '--json']);
+    expect(same.code).toBe(0);
+    const report = JSON.parse(same.stdout);
+    expect(report.same).toBe(true);
+    expect(report.tools).toEqual({ added: [], removed: [], changed: [] });
+  });
+});
+
+describe('record through a daemon', () => {
+  it('records the calls made in the panel until SIGTERM, then writes the file', async () => {
+    const daemon = await startDaemon();
+    onTestFinished(() => daemon.close());
+    const put = await daemon.api('PUT', '/api/mcp/servers/ev', {
+      config: { ...everythingStdio(), env: { API_KEY: SECRET } },
+    });
+    expect(put.status).toBeLessThan(300);
+    const file = join(dir, 'through-daemon.jsonl');
+    const recording = start([
+      'record',
+      '--daemon',
+      daemon.url,
+      '--token',
+      daemon.token,
+      '--server',
+      'ev',
+      '--out',
+      file,
+    ]);
+    await waitFor(recording, 'stderr', /Ctrl\+C to stop/);
+    // A call made in the panel goes through the daemon's API.
+    const call = await daemon.api('POST', '/api/mcp/servers/ev/tools/echo/call', {
+      parameters: { message: 'from the panel' },
+    });
+    expect(call.status).toBe(200);
+    const env = await daemon.api('POST', '/api/mcp/servers/ev/tools/get-env/call', { parameters: {} });
+    expect(env.status).toBe(200);
+    // The answers reach the log stream a moment after the API answers.
+    const deadline = Date.now() + WAIT_MS;
+    while (!(await readFile(file, 'utf8')).includes('get-env') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    recording.kill('SIGTERM');
+    const done = await recording.exited;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/^recorded \d+ messages of "ev" to .*through-daemon\.jsonl\n$/);
+
+    const [header, ...lines] = await sessionLines(file);
+    expect(header).toMatchObject({
+      type: 'session',
+      server: { name: 'ev', serverInfo: { name: 'mcp-servers/everything' } },
+    });
+    expect(sentMethods(lines)).toEqual(
+      expect.arrayContaining(['tools/list', 'resources/list', 'prompts/list']),
+    );
+    const calls = lines.filter((line) => line.direction === 'send' && line.message.method === 'tools/call');
+    expect(calls.map((line) => line.message.params)).toEqual([
+      expect.objectContaining({ name: 'echo', arguments: { message: 'from the panel' } }),
+      expect.objectContaining({ name: 'get-env' }),
+    ]);
+    expect(await readFile(file, 'utf8')).not.toContain(SECRET);
+
+    const replayed = await replayOverStdio(file);
+    expect(await replayed.callTool({ name: 'echo', arguments: { message: 'from the panel' } })).toEqual({
+      content: [{ type: 'text', text: 'Echo: from the panel' }],
+    });
+  }, 60_000);
+});
+
+describe('diff against a changed server', () => {
+  let session: string;
+
+  beforeAll(async () => {
+    session = join(dir, 'versioned.jsonl');
+    const run = await inspector(['record', '--stdio', VERSIONED_LINE, '--out', session]);
+    expect(run.code).toBe(0);
+  }, 60_000);
+
+  it('names each tool, resource and prompt added, removed or changed, and the fields (exit 4)', async () => {
+    const run = await inspector([
+      'diff',
+      '--stdio',
+      VERSIONED_LINE,
+      '--env',
+      'FIXTURE_VERSION=2',
+      '--against',
+      session,
+      '--json',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(4);
+    expect(JSON.parse(run.stdout)).toEqual({
+      same: false,
+      tools: {
+        added: ['multiply'],
+        removed: ['legacy'],
+        changed: [{ id: 'add', fields: ['description', 'inputSchema.properties.b.type'] }],
+      },
+      resources: {
+        added: ['fixture://new'],
+        removed: ['fixture://old'],
+        changed: [{ id: 'fixture://readme', fields: ['mimeType'] }],
+      },
+      prompts: {
+        added: ['farewell'],
+        removed: [],
+        changed: [{ id: 'greet', fields: ['arguments[name].required'] }],
+      },
+    });
+  });
+
+  it('says the same in readable lines with --pretty', async () => {
+    const run = await inspector([
+      'diff',
+      '--stdio',
+      VERSIONED_LINE,
+      '--env',
+      'FIXTURE_VERSION=2',
+      '--against',
+      session,
+      '--pretty',
+    ]);
+    expect(run.code).toBe(4);
+    expect(run.stdout.split('\n')).toEqual([
+      '+ tool multiply: added',
+      '- tool legacy: removed',
+      '~ tool add: description, inputSchema.properties.b.type changed',
+      '+ resource fixture://new: added',
+      '- resource fixture://old: removed',
+      '~ resource fixture://readme: mimeType changed',
+      '+ prompt farewell: added',
+      '~ prompt greet: arguments[name].required changed',
+      '8 differences in tools, resources, prompts',
+      '',
+    ]);
+  });
+
+  it('exits 0 against the unchanged server', async () => {
+    const run = await inspector(['diff', '--stdio', VERSIONED_LINE, '--against', session, '--pretty']);
+    expect(run.stdout).toBe('no differences in tools, resources, prompts\n');
+    expect(run.code).toBe(0);
+  });
+});
+
+describe('bad input and exit codes', () => {
+  it('exits 2 with one line for a missing or malformed session file', async () => {
+    const missing = await inspector(['replay', join(dir, 'nowhere.jsonl')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^inspector-daemon replay: .*nowhere\.jsonl: no such file\n/);
+
+    const malformed = join(dir, 'malformed.jsonl');
+    await writeFile(malformed, '{"type":"session","version":1,"server":{}}\n{"direction":"send",\n');
+    const broken = await inspector(['diff', '--stdio', VERSIONED_LINE, '--against', malformed]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/malformed\.jsonl: line 2 is not JSON/);
+
+    const notSession = join(dir, 'not-session.jsonl');
+    await writeFile(notSession, '{"hello":"world"}\n');
+    const wrong = await inspector(['replay', notSession]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/the first line is not a session header/);
+    expect(wrong.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 on a usage mistake', async () => {
+    const noOut = await inspector(['record', '--stdio', VERSIONED_LINE]);
+    expect(noOut.code).toBe(2);
+    expect(noOut.stderr).toMatch(/--out FILE is needed/);
+    const noAgainst = await inspector(['diff', '--stdio', VERSIONED_LINE]);
+    expect(noAgainst.code).toBe(2);
+    expect(noAgainst.stderr).toMatch(/--against SESSION\.jsonl is needed/);
+    const noFile = await inspector(['replay']);
+    expect(noFile.code).toBe(2);
+    const badPort = await inspector(['replay', join(dir, 'x.jsonl'), '--port', 'eighty']);
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toMatch(/--port must be a whole number/);
+  });
+
+  it('exits 3 when the server cannot be started', async () => {
+    const session = join(dir, 'unreachable.jsonl');
+    await writeFile(
+      session,
+      '{"type":"session","version":1,"server":{}}\n' +
+        '{"direction":"send","timestamp":"","message":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}\n' +
+        '{"direction":"receive","timestamp":"","message":{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}}\n',
+    );
+    const diff = await inspector([
+      'diff',
+      '--stdio',
+      'no-such-command-for-inspector-test',
+      '--against',
+      session,
+    ]);
+    expect(diff.code).toBe(3);
+    const record = await inspector([
+      'record',
+      '--stdio',
+      'no-such-command-for-inspector-test',
+      '--out',
+      join(dir, 'never.jsonl'),
+    ]);
+    expect(record.code).toBe(3);
+  });
+});
