@@ -358,6 +358,32 @@ function hasWildcard(segments: readonly Segment[]): boolean {
   return segments.some((s) => 'wildcard' in s);
 }
 
+/** The values `path` matches in `value`, in document order, or what is wrong with the path. */
+export function queryJsonPath(path: JsonPath, value: unknown): unknown[] | string {
+  const parsed = parseJsonPath(path);
+  return typeof parsed === 'string' ? parsed : evaluateJsonPath(parsed, value);
+}
+
+/**
+ * The paths of a value's leaves (strings, numbers, booleans, null, empty objects and arrays), in
+ * document order, at most `limit` of them: what the panel offers to pick an "Expect this value" from.
+ */
+export function leafPaths(value: unknown, limit: number): JsonPath[] {
+  const paths: JsonPath[] = [];
+  const stack: Array<[unknown, string]> = [[value, '$']];
+  while (stack.length > 0 && paths.length < limit) {
+    const [current, path] = stack.pop()!;
+    const children: Array<[unknown, string]> = Array.isArray(current)
+      ? current.map((item, index) => [item, `${path}[${index}]`])
+      : isObject(current)
+        ? Object.entries(current).map(([key, item]) => [item, childPath(path, key)])
+        : [];
+    if (children.length === 0) paths.push(path);
+    else stack.push(...children.reverse());
+  }
+  return paths;
+}
+
 /** The values a parsed path matches, in document order. */
 function evaluateJsonPath(segments: readonly Segment[], root: unknown): unknown[] {
   let current: unknown[] = [root];
@@ -500,6 +526,20 @@ export function describeExpectation(expectation: Expectation): string {
     default:
       return `Unknown expectation ${quote((expectation as { kind?: unknown }).kind)}`;
   }
+}
+
+/**
+ * Whether two expectations hold the same place on a request, so that adding one replaces the other:
+ * no error and is an error contradict each other; there is one outputSchema check, one latency budget
+ * and one snapshot; a JSON path has one expectation per operation; a text one per text.
+ */
+export function sameExpectationSlot(a: Expectation, b: Expectation): boolean {
+  const errorKinds: ExpectationKind[] = ['noError', 'isError'];
+  if (errorKinds.includes(a.kind) && errorKinds.includes(b.kind)) return true;
+  if (a.kind !== b.kind) return false;
+  if (a.kind === 'jsonPath' && b.kind === 'jsonPath') return a.path === b.path && a.op === b.op;
+  if (a.kind === 'text' && b.kind === 'text') return a.text === b.text;
+  return true;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { JsonObject } from '../../shared/api';
+import { type Expectation, sameExpectationSlot } from '../../shared/expectations.ts';
 import {
   exportSavedRequests,
   newSavedRequests,
@@ -43,6 +44,11 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
   let loads = 0;
 
   const sorted = computed(() => sortSavedRequests(requests.value));
+  /**
+   * The saved request each tool's form came from (loaded, or just saved), by tool name: its
+   * expectations are checked on every run of that tool until another is loaded or it is detached.
+   */
+  const attached = ref<Record<string, string>>({});
 
   async function load(from: KeyValueStore, id: string): Promise<void> {
     const ticket = ++loads;
@@ -50,6 +56,7 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     serverId.value = id;
     loaded.value = false;
     requests.value = [];
+    attached.value = {};
     const stored = await from.get<unknown>(savedRequestsKey(id));
     // A later load (the user switched servers meanwhile) wins.
     if (ticket !== loads) return;
@@ -100,7 +107,49 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     };
     requests.value.push(request);
     await persist();
+    // The form now is this saved request: its expectations are checked on the next runs.
+    attached.value[request.toolName] = request.id;
     return request;
+  }
+
+  /** The saved request attached to a tool's form, if it still exists. */
+  function attachedTo(toolName: string | null): SavedRequest | null {
+    const id = toolName ? attached.value[toolName] : undefined;
+    return (id && requests.value.find((r) => r.id === id)) || null;
+  }
+
+  function attach(toolName: string, id: string | null): void {
+    if (id === null) delete attached.value[toolName];
+    else attached.value[toolName] = id;
+  }
+
+  /**
+   * Adds an expectation, replacing one it would contradict or repeat: the other of no error / is an
+   * error, the snapshot, the latency budget, the same JSON path and operation, the same text.
+   */
+  async function addExpectation(id: string, expectation: Expectation): Promise<void> {
+    const request = find(id);
+    const kept = (request.expectations ?? []).filter((e) => !sameExpectationSlot(e, expectation));
+    request.expectations = [...kept, copy(expectation)];
+    request.updatedAt = new Date().toISOString();
+    await persist();
+  }
+
+  async function replaceExpectation(id: string, index: number, expectation: Expectation): Promise<void> {
+    const request = find(id);
+    if (!request.expectations?.[index]) throw new Error(`No expectation ${index} on ${request.title}`);
+    request.expectations[index] = copy(expectation);
+    request.updatedAt = new Date().toISOString();
+    await persist();
+  }
+
+  async function removeExpectation(id: string, index: number): Promise<void> {
+    const request = find(id);
+    const rest = (request.expectations ?? []).filter((_, i) => i !== index);
+    if (rest.length > 0) request.expectations = rest;
+    else delete request.expectations;
+    request.updatedAt = new Date().toISOString();
+    await persist();
   }
 
   async function rename(id: string, title: string, description?: string): Promise<void> {
@@ -174,7 +223,13 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     requests,
     loaded,
     sorted,
+    attached,
     load,
+    attachedTo,
+    attach,
+    addExpectation,
+    replaceExpectation,
+    removeExpectation,
     save,
     rename,
     duplicate,

@@ -4,8 +4,10 @@ import {
   checkExpectations,
   describeExpectation,
   type Expectation,
+  leafPaths,
   parseExpectations,
   parseJsonPath,
+  queryJsonPath,
   snapshotOf,
 } from '../../shared/expectations.ts';
 import { parseSavedRequestsExport } from '../../shared/saved-requests.ts';
@@ -513,5 +515,22 @@ describe('expectations in the export format', () => {
         'e[1]: op must be one of exists, equals, notEquals, lt, lte, gt, gte, matches',
       ],
     });
+  });
+});
+
+describe('paths for the panel', () => {
+  it('queryJsonPath answers the matched values, or what is wrong with the path', () => {
+    expect(queryJsonPath('$.structuredContent.tags[*]', structured)).toEqual(['a', 'b']);
+    expect(queryJsonPath('$.nothing', structured)).toEqual([]);
+    expect(queryJsonPath('$..x', structured)).toMatch(/not understood/);
+  });
+
+  it('leafPaths lists leaves in document order, in the syntax expectations read, up to a limit', () => {
+    const value = { content: [{ type: 'text', text: 'hi' }], 'odd key': { empty: [] }, n: null };
+    const paths = leafPaths(value, 100);
+    expect(paths).toEqual(['$.content[0].type', '$.content[0].text', '$["odd key"].empty', '$.n']);
+    for (const path of paths) expect(queryJsonPath(path, value)).toHaveLength(1);
+    expect(leafPaths(value, 2)).toEqual(['$.content[0].type', '$.content[0].text']);
+    expect(leafPaths('plain', 10)).toEqual(['$']);
   });
 });
