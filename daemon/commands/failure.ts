@@ -5,6 +5,7 @@
  */
 import { isMcpError, UpstreamError } from '../errors.ts';
 import { EXIT } from './exit-codes.ts';
+import { interruption } from './session.ts';
 
 type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
@@ -51,6 +52,11 @@ export async function guarded(command: string, body: () => Promise<number>): Pro
   try {
     return await body();
   } catch (error) {
+    const signal = interruption();
+    if (signal) {
+      console.error(`inspector-daemon ${command}: interrupted (${signal})`);
+      return EXIT.serverError;
+    }
     const failure = classify(error);
     console.error(`inspector-daemon ${command}: ${failure.message}`);
     if (failure.exitCode === EXIT.usage) console.error(`See \`inspector-daemon ${command} --help\`.`);

@@ -18,6 +18,10 @@ export interface Session {
 
 const open = new Set<Session>();
 let handling = false;
+let interruptedBy: NodeJS.Signals | undefined;
+
+/** The signal that interrupted the command, if one did: its pending call fails because of it. */
+export const interruption = (): NodeJS.Signals | undefined => interruptedBy;
 
 /**
  * Keeps a session to be closed if the command is interrupted: Ctrl+C (or SIGTERM) stops the STDIO
@@ -30,6 +34,7 @@ export function track(session: Session): Session {
     handling = true;
     const stop = (signal: NodeJS.Signals, code: number) => {
       process.on(signal, () => {
+        interruptedBy = signal;
         void Promise.allSettled([...open].map((s) => s.close())).then(() => process.exit(code));
       });
     };

@@ -355,9 +355,13 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
     const servers = childrenOf(child.pid ?? 0).filter((c) => c.cmdline.includes(EVERYTHING));
     expect(servers).toHaveLength(1);
     const serverPid = servers[0]?.pid ?? 0;
+    let stderr = '';
+    child.stderr?.on('data', (text: string) => (stderr += text));
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(isAlive(serverPid)).toBe(false);
+    const failures = stderr.split('\n').filter((line) => line.startsWith('inspector-daemon'));
+    expect(failures).toEqual(['inspector-daemon tools: interrupted (SIGINT)']);
   });
 });
 
