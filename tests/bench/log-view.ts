@@ -16,7 +16,8 @@ import { createDaemon } from '../../daemon/app.ts';
 import { defaultOptions } from '../../daemon/options.ts';
 import { launchWithExtension } from '../e2e/support/browser.ts';
 import { assertGrantedPortFree, GRANTED_PORT, GRANTED_URL } from '../e2e/support/daemon.ts';
-import { byTestId, PanelPage } from '../e2e/support/pages.ts';
+import { byTestId } from '../e2e/support/pages/dom.ts';
+import { PanelPage } from '../e2e/support/pages/panel.ts';
 import { measurePopupBundle } from './popup-bundle.ts';
 
 const ENTRIES = Number(process.env.BENCH_LOG_ENTRIES ?? 100_000);
@@ -37,8 +38,8 @@ await daemon.listen();
 const ext = await launchWithExtension();
 try {
   const panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-  await panel.pair(GRANTED_URL, TOKEN);
-  await panel.waitUntilPaired();
+  await panel.pairing.pair(GRANTED_URL, TOKEN);
+  await panel.pairing.waitUntilPaired();
   await panel.page.locator(byTestId('tab-logs')).click();
   await panel.page.waitForSelector(byTestId('log-scroller'));
   await panel.page.waitForFunction(() =>

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, fixtureStdio, ROOT, startDaemon, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchBrowser, launchWithTestExtension } from './support/browser.ts';
 import { DEFAULT_DAEMON_URL, startDaemonForExtension, startDaemonWithWebPage } from './support/daemon.ts';
-import { byTestId, PanelPage, saveScreenshot } from './support/pages.ts';
-import { WidgetView } from './support/widget-page.ts';
+import { byTestId, saveScreenshot } from './support/pages/dom.ts';
+import { PanelPage } from './support/pages/panel.ts';
+import type { WidgetView } from './support/pages/widget.ts';
 
 /** The widget fixture as a user types it into the server editor. */
 const WIDGET_SERVER = {
@@ -70,22 +71,17 @@ const HTTPS_TARGETS = [
 async function addWidgetServer(panel: PanelPage, daemon: TestDaemon): Promise<void> {
   // The hostile widget is told where the daemon listens, to try it by every means it has.
   const args = [...WIDGET_SERVER.args, daemon.url];
-  await panel.addStdioServer('widgets', WIDGET_SERVER.command, args, WIDGET_SERVER.cwd);
-  await panel.connect('widgets');
-  expect(await panel.toolNames()).toEqual(expect.arrayContaining(['counter', 'hostile']));
+  await panel.servers.addStdio('widgets', WIDGET_SERVER.command, args, WIDGET_SERVER.cwd);
+  await panel.servers.connect('widgets');
+  expect(await panel.tools.names()).toEqual(expect.arrayContaining(['counter', 'hostile']));
 }
 
-async function runTool(
-  panel: PanelPage,
-  widget: WidgetView,
-  tool: string,
-  fields: Record<string, string> = {},
-) {
-  await panel.selectTool(tool);
-  for (const [path, value] of Object.entries(fields)) await panel.fill(path, value);
-  await widget.markStale();
-  await panel.run();
-  await panel.result();
+async function runTool(panel: PanelPage, tool: string, fields: Record<string, string> = {}) {
+  await panel.tools.select(tool);
+  for (const [path, value] of Object.entries(fields)) await panel.tools.fill(path, value);
+  await panel.widget.markStale();
+  await panel.tools.run();
+  await panel.tools.result();
 }
 
 /** The hostile widget's report, from its own page once it has written it. */
@@ -201,9 +197,9 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
     daemon = await startDaemonForExtension();
     opened = watchNewTabs(ext.browser);
     panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    widget = new WidgetView(panel.page);
-    await panel.pair(daemon.url, daemon.token);
-    await panel.waitUntilPaired();
+    widget = panel.widget;
+    await panel.pairing.pair(daemon.url, daemon.token);
+    await panel.pairing.waitUntilPaired();
     await addWidgetServer(panel, daemon);
   });
 
@@ -213,8 +209,8 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
   });
 
   it('renders the widget of counter in the sandbox page, with the tool output and no token anywhere', async () => {
-    await runTool(panel, widget, 'counter', { start: '4' });
-    expect(await panel.resultWith('Count: 5')).toContain('Count: 5');
+    await runTool(panel, 'counter', { start: '4' });
+    expect(await panel.tools.resultWith('Count: 5')).toContain('Count: 5');
     frame = await widget.frame('#count');
     expect(await widget.waitInFrame(frame, '#count', '5')).toBe('5');
     expect(await widget.waitInFrame(frame, '#mode', 'inline')).toBe('inline');
@@ -302,7 +298,7 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
     await panel.screenshot('widget-sidebar');
 
     // The panel's own buttons switch it too, and the widget hears of it.
-    await panel.page.locator(byTestId('widget-shell-mode-inline')).click();
+    await widget.switchMode('inline');
     await widget.waitForMode('inline');
     expect(await widget.waitInFrame(frame, '#mode', 'inline')).toBe('inline');
     expect(await widget.shellPlacement()).toMatchObject({ open: true, modal: false, position: 'static' });
@@ -339,10 +335,9 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
 
   it('asks the user in the elicitation dialog when a tool the widget calls needs an answer', async () => {
     await frame.locator('#reset').click();
-    expect(await panel.elicitation()).toBe('Reset the counter to zero?');
-    await panel.page.locator('[data-testid="elicitation-dialog"] [data-testid="field-confirm"]').click();
-    await panel.page.locator('[data-testid="elicitation-dialog"] [data-testid="elicit-accept"]').click();
-    await panel.page.waitForSelector('[data-testid="elicitation-dialog"]', { hidden: true });
+    expect(await panel.elicitation.message()).toBe('Reset the counter to zero?');
+    await panel.elicitation.click('confirm');
+    await panel.elicitation.press('accept');
     expect(await widget.waitInFrame(frame, '#count', '0')).toBe('0');
     expect(await widget.expandLast('openai:callTool:result')).toMatchObject({
       result: { content: [{ type: 'text', text: 'Reset' }], structuredContent: { count: 0 } },
@@ -351,9 +346,9 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
 
   it('gives the saved widget state back after the panel reloads', async () => {
     await panel.reload();
-    await panel.waitUntilPaired();
-    await panel.selectServer('widgets');
-    await runTool(panel, widget, 'counter', { start: '10' });
+    await panel.pairing.waitUntilPaired();
+    await panel.servers.select('widgets');
+    await runTool(panel, 'counter', { start: '10' });
     frame = await widget.frame('#count');
     expect(await widget.waitInFrame(frame, '#count', '11')).toBe('11');
     expect(await widget.waitInFrame(frame, '#clicks', '1')).toBe('1');
@@ -363,7 +358,7 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
 
   it('keeps a hostile widget from extension storage, the token, the daemon address, the panel and the daemon', async () => {
     const panelUrl = panel.page.url();
-    await runTool(panel, widget, 'hostile');
+    await runTool(panel, 'hostile');
     const report = await hostileReport(widget);
     expectContained(report, daemon.token);
     const sandbox = `chrome-extension://${ext.extensionId}/sandbox.html`;
@@ -374,7 +369,7 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
     expect(report.daemonUrls).toEqual([DEFAULT_DAEMON_URL, daemon.url]);
     expect(whereabouts(report)).not.toMatch(/127\.0\.0\.1|localhost|6274/);
     expect(panel.page.url()).toBe(panelUrl);
-    await panel.page.waitForSelector(byTestId('daemon-status'));
+    await panel.pairing.waitUntilPaired();
 
     // The messages it should not send are shown, and nothing was done for them.
     const messages = await widget.waitForMessage('in', 'openai:sendFollowupTurn');
@@ -403,9 +398,9 @@ describe('Apps-SDK widgets on the web page', () => {
     daemon = await startDaemonWithWebPage();
     browser = await launchBrowser();
     web = await PanelPage.open(browser, `${daemon.url}/`);
-    widget = new WidgetView(web.page);
-    await web.pair(daemon.url, daemon.token);
-    await web.waitUntilPaired();
+    widget = web.widget;
+    await web.pairing.pair(daemon.url, daemon.token);
+    await web.pairing.waitUntilPaired();
     await addWidgetServer(web, daemon);
   });
 
@@ -415,7 +410,7 @@ describe('Apps-SDK widgets on the web page', () => {
   });
 
   it('renders the widget in a sandboxed srcdoc frame and relays its callTool', async () => {
-    await runTool(web, widget, 'counter', { start: '1' });
+    await runTool(web, 'counter', { start: '1' });
     const frame = await widget.frame('#count');
     expect(await widget.waitInFrame(frame, '#count', '2')).toBe('2');
     const iframe = await web.page.$eval(byTestId('widget-frame'), (el) => ({
@@ -434,7 +429,7 @@ describe('Apps-SDK widgets on the web page', () => {
 
   it('keeps a hostile widget from the page, its storage, the token and the daemon that served the page', async () => {
     const pageUrl = web.page.url();
-    await runTool(web, widget, 'hostile');
+    await runTool(web, 'hostile');
     const report = await hostileReport(widget);
     expectContained(report, daemon.token);
     expect(report.href).toBe('about:srcdoc');
@@ -508,6 +503,7 @@ describe('Apps-SDK widgets in a browser tab, through the container page', () => 
     const again = await tab.goto(url);
     expect(again?.status()).toBe(401);
     expect(JSON.parse(await tab.$eval('body', (el) => el.innerText))).toEqual({
+      code: 'invalid_view_code',
       error: expect.stringMatching(/^view: unknown, used or expired view code/),
     });
     await tab.close();
@@ -546,11 +542,12 @@ async function registerMcpAppServer(daemon: TestDaemon): Promise<void> {
 }
 
 /** Runs show-greeting for Ada and returns the app's frame once the app has the tool input and result. */
-async function showGreeting(panel: PanelPage, widget: WidgetView): Promise<Frame> {
-  await panel.connect('apps');
-  expect(await panel.toolNames()).toEqual(expect.arrayContaining(['show-greeting', 'add']));
-  await runTool(panel, widget, 'show-greeting', { name: 'Ada' });
-  expect(await panel.resultWith('Hello, Ada!')).toContain('Hello, Ada!');
+async function showGreeting(panel: PanelPage): Promise<Frame> {
+  const { widget } = panel;
+  await panel.servers.connect('apps');
+  expect(await panel.tools.names()).toEqual(expect.arrayContaining(['show-greeting', 'add']));
+  await runTool(panel, 'show-greeting', { name: 'Ada' });
+  expect(await panel.tools.resultWith('Hello, Ada!')).toContain('Hello, Ada!');
   const frame = await widget.frame(byTestId('mcp-app-result'));
   expect(await widget.waitInFrame(frame, '#greeting', 'Hello, Ada!')).toBe('Hello, Ada!');
   return frame;
@@ -572,9 +569,9 @@ describe('MCP Apps', () => {
       panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
       // Tabs opened from here on (the panel's own is open already).
       opened = watchNewTabs(ext.browser);
-      widget = new WidgetView(panel.page);
-      await panel.pair(daemon.url, daemon.token);
-      await panel.waitUntilPaired();
+      widget = panel.widget;
+      await panel.pairing.pair(daemon.url, daemon.token);
+      await panel.pairing.waitUntilPaired();
     });
 
     afterAll(async () => {
@@ -583,7 +580,7 @@ describe('MCP Apps', () => {
     });
 
     it('renders the app of show-greeting in the sandbox page, with the tool input and result it was sent', async () => {
-      frame = await showGreeting(panel, widget);
+      frame = await showGreeting(panel);
       expect(await widget.waitInFrame(frame, byTestId('mcp-app-input'), '{"name":"Ada"}')).toBe(
         '{"name":"Ada"}',
       );
@@ -674,9 +671,7 @@ describe('MCP Apps', () => {
         'message sent',
       );
       // The rows opened above closed again, for the picture.
-      await panel.page.$$eval(`${byTestId('widget-message')} details[open]`, (els) =>
-        els.forEach((el) => el.removeAttribute('open')),
-      );
+      await widget.collapseMessages();
       await panel.screenshot('mcp-app-inline');
     });
 
@@ -730,9 +725,9 @@ describe('MCP Apps', () => {
       await registerMcpAppServer(daemon);
       browser = await launchBrowser();
       web = await PanelPage.open(browser, `${daemon.url}/`);
-      widget = new WidgetView(web.page);
-      await web.pair(daemon.url, daemon.token);
-      await web.waitUntilPaired();
+      widget = web.widget;
+      await web.pairing.pair(daemon.url, daemon.token);
+      await web.pairing.waitUntilPaired();
     });
 
     afterAll(async () => {
@@ -741,7 +736,7 @@ describe('MCP Apps', () => {
     });
 
     it('renders the app in a sandboxed srcdoc frame and relays its tools/call', async () => {
-      const frame = await showGreeting(web, widget);
+      const frame = await showGreeting(web);
       expect(await widget.waitInFrame(frame, byTestId('mcp-app-input'), '{"name":"Ada"}')).toBe(
         '{"name":"Ada"}',
       );

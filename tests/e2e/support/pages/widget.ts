@@ -70,6 +70,11 @@ export class WidgetView {
     await this.page.waitForSelector(`${WIDGET}[data-mode="${mode}"]`);
   }
 
+  /** Switches the display mode with the panel's own buttons above the widget. */
+  async switchMode(mode: string): Promise<void> {
+    await this.page.locator(byTestId(`widget-shell-mode-${mode}`)).click();
+  }
+
   /** Where and how the frame's shell is placed: the dialog's modality and its box in the viewport. */
   async shellPlacement(): Promise<{ open: boolean; modal: boolean; position: string; rect: DOMRect }> {
     return this.page.$eval(byTestId('widget-shell'), (el) => {
