@@ -9,13 +9,20 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { DAEMON_COMMAND, EVERYTHING, freePort, isAlive, ROOT, stopProcess } from './helpers.ts';
+import { DAEMON_COMMAND, EVERYTHING, FIXTURES, freePort, isAlive, ROOT, stopProcess } from './helpers.ts';
 
 const WAIT_MS = 20_000;
 const SECRET = 'sk-cli-secret-value-8d2f61';
 /** server-everything over STDIO, as a --stdio value (paths quoted, split as a shell would). */
 const EVERYTHING_LINE = `"${process.execPath}" "${EVERYTHING}" stdio`;
 const EVERYTHING_ARGS = ['--stdio', EVERYTHING_LINE];
+/** The tools fixture (chained elicitations, structuredContent that breaks its outputSchema) through tsx. */
+const FIXTURE_ARGS = [
+  '--stdio',
+  `"${process.execPath}" --import tsx "${join(FIXTURES, 'tools-server.ts')}"`,
+  '--cwd',
+  ROOT,
+];
 
 interface Run {
   code: number | null;
@@ -237,17 +244,10 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
     expect(readable.stdout).toMatch(/^user: .*Oslo/m);
   });
 
-  it('answers an elicitation from --answer, in order, and declines when none is left', async () => {
+  it('answers an elicitation from --answer, and declines one when none is left', async () => {
     const call = ['tools', 'call', 'trigger-elicitation-request', ...EVERYTHING_ARGS];
-    const [accepted, inOrder, unanswered] = await Promise.all([
+    const [accepted, unanswered] = await Promise.all([
       inspector([...call, '--answer', '{"action":"accept","content":{"name":"Ada Lovelace"}}']),
-      inspector([
-        ...call,
-        '--answer',
-        '{"action":"decline"}',
-        '--answer',
-        '{"action":"accept","content":{"name":"B"}}',
-      ]),
       inspector(call),
     ]);
     expect(accepted.code).toBe(0);
@@ -257,11 +257,33 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
       /^elicitation: the server asks ".*" \(fields: name, .*\); answered accept with name$/m,
     );
     expect(accepted.stderr).not.toContain('Ada Lovelace');
-    expect(inOrder.code).toBe(0);
-    expect(texts(json(inOrder))).toMatch(/declined/);
     expect(unanswered.code).toBe(0);
     expect(texts(json(unanswered))).toMatch(/declined/);
     expect(unanswered.stderr).toMatch(/answered decline \(no --answer left for it\)/);
+  });
+
+  it('takes answers from a file and from the line in order, for a call that asks twice', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'answers.json');
+    await writeFile(file, JSON.stringify([{ action: 'accept', content: { answer: 'one' } }]));
+    const twice = ['tools', 'call', 'elicit-twice', ...FIXTURE_ARGS];
+    const [both, one] = await Promise.all([
+      inspector([...twice, '--answer', file, '--answer', '{"action":"cancel"}']),
+      inspector([...twice, '--answer', file]),
+    ]);
+    expect(both.code).toBe(0);
+    expect(texts(json(both))).toBe('first: accept {"answer":"one"}; second: cancel');
+    expect(one.code).toBe(0);
+    expect(texts(json(one))).toBe('first: accept {"answer":"one"}; second: decline');
+  });
+
+  it("passes a tool's result through as the server sent it, structuredContent that breaks its schema included", async () => {
+    const run = await inspector(['tools', 'call', 'bad-structured', ...FIXTURE_ARGS]);
+    expect(run.code).toBe(0);
+    expect(json(run)).toEqual({
+      content: [{ type: 'text', text: 'many' }],
+      structuredContent: { count: 'many' },
+    });
   });
 
   it('exits 3 when the server cannot be started or reached', async () => {
@@ -509,6 +531,14 @@ describe('scripted calls through a running daemon', { timeout: 120_000 }, () => 
     expect(json(prompts).prompts.map((p: { name: string }) => p.name)).toContain('args-prompt');
     expect(prompt.code).toBe(0);
     expect(json(prompt).messages[0].content.text).toContain('Lima');
+  });
+
+  it("passes a tool's result through the daemon as the server sent it", async () => {
+    expect((await inspector(['servers', 'add', 'fixture', ...FIXTURE_ARGS, ...at()])).code).toBe(0);
+    // The daemon lists the tools before it calls one: the SDK client would then check structuredContent.
+    const run = await inspector(['tools', 'call', 'bad-structured', '--server', 'fixture', ...at()]);
+    expect(run.code).toBe(0);
+    expect(json(run).structuredContent).toEqual({ count: 'many' });
   });
 
   it('answers an elicitation during a daemon call from --answer', async () => {
