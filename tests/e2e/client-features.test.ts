@@ -4,13 +4,14 @@ import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-client';
 
 // The client side of MCP in the panel, with server-everything: what the server says of itself, ping and
 // log level, the roots offered to it, completions while typing a prompt argument, and a sampling request
 // answered by hand. Each test goes on where the one before it stopped.
-describe('client features in the panel', () => {
+describe('client features in the panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon | undefined;
   let panel: PanelPage;

@@ -5,13 +5,14 @@ import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.t
 import { type ExtensionBrowser, launchWithTestExtension, VIEWPORT } from './support/browser.ts';
 import { startDaemonForExtension } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 /** Screenshots of the forms and the dialog, for a person to look at. */
 const SHOTS = '/tmp/shots-forms';
 
 // One browser with the built extension and one daemon run the schema fixture's tools through the panel,
 // each test starting where the one before it stopped, as a user would.
-describe('forms generated from JSON Schema in the DevTools panel', () => {
+describe('forms generated from JSON Schema in the DevTools panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon;
   let panel: PanelPage;

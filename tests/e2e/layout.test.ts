@@ -9,6 +9,7 @@ import { launchWithDevTools, openMcpPanel } from './support/devtools.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { WEB_DIR } from './support/paths.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-layout';
 const HEIGHT = 560;
@@ -61,7 +62,8 @@ function visibleColumns(target: Page | Frame): Promise<string[]> {
   });
 }
 
-describe('the inspector web page at 420, 700 and 1400 px', () => {
+// One page, resized, reloaded and paired again as the tests go: each starts where the one before it stopped.
+describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
   let browser: Browser;
   let daemon: TestDaemon;
   let web: PanelPage;

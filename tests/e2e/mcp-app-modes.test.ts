@@ -13,6 +13,7 @@ import { startDaemonForExtension } from './support/daemon.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import type { WidgetView } from './support/pages/widget.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-widgets';
 const VIEWPORT = { width: 1400, height: 1000 };
@@ -32,7 +33,7 @@ async function room(frame: Frame): Promise<{ maxHeight: number; width?: number }
   };
 }
 
-describe('Display modes of an MCP App in the panel', () => {
+describe('Display modes of an MCP App in the panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon;
   let panel: PanelPage;

@@ -8,10 +8,11 @@ import {
   startDaemonForExtension,
 } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 // One browser with the built extension and one daemon go through the flow step by step: each test
 // starts where the one before it stopped, as a user would.
-describe('the DevTools panel of the built extension', () => {
+describe('the DevTools panel of the built extension', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon | undefined;
   let panel: PanelPage;

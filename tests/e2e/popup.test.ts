@@ -4,10 +4,11 @@ import { type ExtensionBrowser, launchWithTestExtension } from './support/browse
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { PopupPage } from './support/pages/popup.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 // The toolbar popup, opened as a tab (headless Chromium has no toolbar), after the panel paired and added
 // server-everything: each test starts where the one before it stopped.
-describe('the toolbar popup of the built extension', () => {
+describe('the toolbar popup of the built extension', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon;
   let popup: PopupPage;

@@ -4,13 +4,14 @@ import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-tools';
 
 // Tool titles and annotation hints, results with resource links and images, and a link followed to the
 // Resources view, in the panel page with server-everything. Each test goes on where the one before it
 // stopped, as a user would.
-describe('tool titles, hints and rich results in the panel', () => {
+describe('tool titles, hints and rich results in the panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon | undefined;
   let panel: PanelPage;

@@ -8,6 +8,7 @@ import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension, TOOLS_FIXTURE_COMMAND } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 const FEATURES_DOC = 'demo://resource/static/document/features.md';
 const TEXT_TEMPLATE = 'Dynamic Text Resource';
@@ -22,7 +23,7 @@ function rowsOf(...runs: RpcLogEntry[][]): number {
 // One browser with the built extension and one daemon (restarted once) go through the Resources, Prompts
 // and Logs tabs, tool progress and the live channel step by step: each test starts where the one before
 // it stopped, as a user would.
-describe('the Resources, Prompts and Logs views of the DevTools panel', () => {
+describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon | undefined;
   let dataDir: string;

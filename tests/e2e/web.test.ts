@@ -3,11 +3,12 @@ import { freePort, type TestDaemon } from '../daemon/helpers.ts';
 import { launchBrowser } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonWithWebPage } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 import type { Browser } from 'puppeteer';
 
 // The daemon in production mode serves the built web page from its own origin; the flow of the panel
 // test runs there, with localStorage in place of the extension's storage.
-describe('the web page served by the daemon', () => {
+describe('the web page served by the daemon', USER_FLOW, () => {
   let browser: Browser;
   let daemon: TestDaemon;
   let web: PanelPage;

@@ -14,6 +14,7 @@ import { startDaemonForExtension } from './support/daemon.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import type { WidgetView } from './support/pages/widget.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-widgets';
 const VIEWPORT = { width: 1400, height: 1000 };
@@ -65,7 +66,7 @@ async function showWidget(panel: PanelPage, tool: string): Promise<Frame> {
   return frame;
 }
 
-describe('Host context of an Apps-SDK widget in the panel', () => {
+describe('Host context of an Apps-SDK widget in the panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon;
   let panel: PanelPage;
@@ -155,7 +156,7 @@ describe('Host context of an Apps-SDK widget in the panel', () => {
   });
 });
 
-describe('Host context of an MCP App in the panel', () => {
+describe('Host context of an MCP App in the panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon;
   let panel: PanelPage;
@@ -179,7 +180,7 @@ describe('Host context of an MCP App in the panel', () => {
     expect(measured.frame).toBe(measured.pane);
     expect(await widget.waitInFrame(frame, '#theme', 'light')).toBe('light');
     expect(await widget.waitInFrame(frame, '#device', 'web')).toBe('web');
-    expect(await widget.waitInFrame(frame, '#mode', 'inline of ["inline"]')).toBeTruthy();
+    expect(await widget.waitInFrame(frame, '#mode', 'inline of ["inline","fullscreen","pip"]')).toBeTruthy();
     const init = (await widget.expandLast('ui/initialize:result')) as {
       result: { hostContext: Record<string, unknown> };
     };
@@ -189,7 +190,7 @@ describe('Host context of an MCP App in the panel', () => {
       deviceCapabilities: { hover: true, touch: false },
       safeAreaInsets: { top: 0, bottom: 0, left: 0, right: 0 },
       displayMode: 'inline',
-      availableDisplayModes: ['inline'],
+      availableDisplayModes: ['inline', 'fullscreen', 'pip'],
       containerDimensions: { maxHeight: 640, width: measured.pane },
     });
     expect(typeof init.result.hostContext.locale).toBe('string');

@@ -7,6 +7,7 @@ import { DEFAULT_DAEMON_URL, startDaemonForExtension, startDaemonWithWebPage } f
 import { byTestId, saveScreenshot } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import type { WidgetView } from './support/pages/widget.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 /** The widget fixture as a user types it into the server editor. */
 const WIDGET_SERVER = {
@@ -184,7 +185,7 @@ function watchNewTabs(browser: Browser): string[] {
 
 // One browser with the built extension and one daemon go through the widget flow step by step: each
 // test starts where the one before it stopped.
-describe('Apps-SDK widgets in the DevTools panel', () => {
+describe('Apps-SDK widgets in the DevTools panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon;
   let panel: PanelPage;
@@ -388,7 +389,7 @@ describe('Apps-SDK widgets in the DevTools panel', () => {
   });
 });
 
-describe('Apps-SDK widgets on the web page', () => {
+describe('Apps-SDK widgets on the web page', USER_FLOW, () => {
   let browser: Browser;
   let daemon: TestDaemon;
   let web: PanelPage;
@@ -554,7 +555,7 @@ async function showGreeting(panel: PanelPage): Promise<Frame> {
 }
 
 describe('MCP Apps', () => {
-  describe('in the DevTools panel', () => {
+  describe('in the DevTools panel', USER_FLOW, () => {
     let ext: ExtensionBrowser;
     let daemon: TestDaemon;
     let panel: PanelPage;
