@@ -28,7 +28,7 @@ checks its expectations. A request without expectations is expected not to be an
 
   --junit FILE         also write a JUnit XML report to FILE
   --answer JSON|FILE   answer to an elicitation, in order (without one an elicitation is declined)
-${SERVER_HELP.replace(/^.*--json \| --pretty.*\n\n/, '')}
+${SERVER_HELP.replace(/^.*--json \| --pretty.*\n/, '')}
 
 Each FILE runs against the server it was exported from (its "serverId", looked up in the registry or
 --config); --server, --stdio or --url runs every FILE against that server instead.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { junitXml } from '../../daemon/commands/junit.ts';
-import { DAEMON_COMMAND, EVERYTHING, freePort, ROOT } from './helpers.ts';
+import { DAEMON_COMMAND, EVERYTHING, everythingStdio, freePort, ROOT, startDaemon } from './helpers.ts';
 
 const RUN_MS = 60_000;
 const EVERYTHING_STDIO = `"${process.execPath}" "${EVERYTHING}" stdio`;
@@ -299,6 +299,25 @@ describe('inspector-daemon test', () => {
       const junit = checkJunit(await readFile(report, 'utf8'));
       expect(junit.suites.map((s) => s.attributes.name)).toEqual(['first', 'second']);
       expect(junit).toMatchObject({ tests: 5, failures: 1, errors: 0 });
+    },
+    RUN_MS,
+  );
+
+  it(
+    'runs through a running daemon with --daemon, against the daemon server the export names',
+    async () => {
+      const dir = await tempDir();
+      const daemon = await startDaemon();
+      onTestFinished(() => daemon.close());
+      const put = await daemon.api('PUT', '/api/mcp/servers/everything', { config: everythingStdio() });
+      expect(put.status).toBe(201);
+      const file = await collection(dir, 'passing.json', passing);
+      const run = await runTest([file, '--daemon', daemon.url, '--token', daemon.token], dir);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`${file}: 3 requests against "everything" of the daemon`);
+      expect(run.stdout).toMatch(/^3 requests in 1 file: 3 passed, 0 failed/m);
+      expect(run.stdout).not.toContain(daemon.token);
     },
     RUN_MS,
   );
