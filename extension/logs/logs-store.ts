@@ -3,6 +3,7 @@ import { computed, markRaw, ref, shallowRef, watch } from 'vue';
 import { LogModel, rowEntries, type LogRow } from './log-pairing';
 import type { RpcLogEntry } from '../../shared/logs';
 import { useLiveStore } from '../app/live-store';
+import { downloadJsonlFile, fileTime } from '../ui/download';
 
 /** A server's connection ended at this point of the log (see `LogModel.endServer`). */
 interface ConnectionEnd {
@@ -59,6 +60,13 @@ export const useLogsStore = defineStore('logs', () => {
     if (server.status === 'error' || server.status === 'disconnected') endServer(server.id);
   });
 
+  /** Told each new entry as it arrives, paused or not (the session recorder). */
+  const listeners = new Set<(entry: RpcLogEntry) => void>();
+  function onEntry(listener: (entry: RpcLogEntry) => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
   /** One entry from the live channel: skipped when its seq was already seen in this daemon boot. */
   let incoming: RpcLogEntry[] = [];
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -70,6 +78,7 @@ export const useLogsStore = defineStore('logs', () => {
     }
     if (entry.seq <= lastSeq) return;
     lastSeq = entry.seq;
+    for (const listener of listeners) listener(entry);
     // A busy server sends thousands of messages a second: add them (and re-render) in batches.
     incoming.push(entry);
     flushTimer ??= setTimeout(flushIncoming, BATCH_MS);
@@ -160,13 +169,7 @@ export const useLogsStore = defineStore('logs', () => {
   }
 
   function downloadJsonl(): void {
-    const url = URL.createObjectURL(new Blob([exportJsonl()], { type: 'application/x-ndjson' }));
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = `mcp-rpc-log-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`;
-    link.click();
-    // The download reads the blob after click() returns.
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    downloadJsonlFile(`mcp-rpc-log-${fileTime()}.jsonl`, exportJsonl());
   }
 
   return {
@@ -180,6 +183,7 @@ export const useLogsStore = defineStore('logs', () => {
     rowCount,
     visibleCount,
     receive,
+    onEntry,
     addEntries,
     endServer,
     pause,
