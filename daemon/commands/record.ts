@@ -5,6 +5,7 @@
  * recording that server's traffic from the daemon's log (calls made in the panel) until Ctrl+C or SIGTERM.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { JsonObject } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import type { ServerRecord } from '../../shared/servers.ts';
@@ -65,13 +66,21 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const toCall = calls(argv);
     const target = await resolveTarget(values, env);
     const file = await openOut(out);
+    const closeFile = (): Promise<void> => new Promise((resolve) => file.end(resolve));
+    let code: number;
     try {
-      return target.kind === 'daemon'
-        ? await recordThroughDaemon(target.access, target.serverId, file, values, toCall)
-        : await recordHere(target, file, values, toCall);
-    } finally {
-      await new Promise<void>((resolve) => file.end(resolve));
+      code =
+        target.kind === 'daemon'
+          ? await recordThroughDaemon(target.access, target.serverId, file, values, toCall)
+          : await recordHere(target, file, values, toCall);
+    } catch (error) {
+      await closeFile();
+      // Nothing recorded (the server could not be reached): no empty file is left behind.
+      if (file.bytesWritten === 0) await rm(out, { force: true });
+      throw error;
     }
+    await closeFile();
+    return code;
   });
 }
 
@@ -218,9 +227,11 @@ function follow(
           },
           signal,
         });
-      } catch (error) {
+      } catch {
         if (signal.aborted) break;
-        throw classify(error);
+        throw connectionError(
+          `lost the daemon at ${access.url}; what was recorded until then is in the file`,
+        );
       }
       if (!response.ok || !response.body) {
         throw connectionError(`the daemon at ${access.url} refused its log stream (HTTP ${response.status})`);

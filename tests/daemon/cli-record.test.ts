@@ -506,5 +506,8 @@ describe('bad input and exit codes', () => {
       join(dir, 'never.jsonl'),
     ]);
     expect(record.code).toBe(3);
+    expect(record.stderr).toMatch(/^inspector-daemon record: /);
+    // Nothing was recorded: no empty file is left behind.
+    await expect(readFile(join(dir, 'never.jsonl'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 });
