@@ -21,6 +21,7 @@ import { resourcesRouter } from './routes/resources.ts';
 import { rpcLogsRouter } from './routes/rpc-logs.ts';
 import { serverFeaturesRouter } from './routes/server-features.ts';
 import { serversRouter } from './routes/servers.ts';
+import { tasksRouter } from './routes/tasks.ts';
 import { toolsRouter } from './routes/tools.ts';
 import { widgetsRouter, widgetViewRouter } from './routes/widgets.ts';
 import { AuthFailureLimiter } from './security/auth-failure-limiter.ts';
@@ -131,6 +132,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   api.use('/servers', serversRouter(manager, executions));
   api.use(serverFeaturesRouter(manager));
   api.use('/tools', toolsRouter(manager, executions));
+  api.use('/tasks', tasksRouter(manager, executions));
   // At the API root: the widget routes span both families, /resources/widget… and /openai/widget….
   api.use(
     widgetsRouter(manager, widgets, {

@@ -20,6 +20,43 @@ export interface ExecuteRequest {
   parameters?: JsonObject;
   /** Tool-call time-out in milliseconds, reset by progress notifications. Default 5 minutes. */
   timeoutMs?: number;
+  /**
+   * Call the tool as an MCP task (2025-11-25, experimental): the answer is the created task
+   * (`task_created`), whose status and result are asked for later with the tasks routes. `ttl` is the
+   * task's time to live in milliseconds, asked of the server.
+   */
+  task?: TaskParams;
+  /** The same as `task: {}`. */
+  runAsTask?: boolean;
+}
+
+/** The `task` param of a task-augmented `tools/call`. */
+export interface TaskParams {
+  ttl?: number;
+}
+
+/** An MCP task as the server reports it (`tasks/get`, `tasks/list`, CreateTaskResult.task). */
+export interface McpTask {
+  taskId: string;
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  ttl: number | null;
+  createdAt: string;
+  lastUpdatedAt: string;
+  pollInterval?: number;
+  statusMessage?: string;
+  [extra: string]: unknown;
+}
+
+/** `POST /api/mcp/tasks/get`, `/tasks/result` and `/tasks/cancel`: one task of a server. */
+export interface TaskRequest {
+  serverId: string;
+  taskId: string;
+}
+
+/** `POST /api/mcp/tasks/list`: every page of the server's `tasks/list`, joined. */
+export interface TasksListResponse {
+  tasks: McpTask[];
+  [extra: string]: unknown;
 }
 
 export interface ElicitationResponse {
@@ -41,6 +78,16 @@ export interface ExecutionCompleted {
   executionId: string;
   /** The MCP call-tool result, passed through unvalidated. */
   result: JsonObject;
+  /** The task the result came from: a tool run as a task, its result waited for. */
+  taskId?: string;
+}
+
+/** A tool called as a task: the server created it and works on it; its result is asked for later. */
+export interface ExecutionTaskCreated {
+  status: 'task_created';
+  executionId: string;
+  /** CreateTaskResult.task as the server sent it. */
+  task: McpTask;
 }
 
 /** What a server asks of the person during a call: `elicitation/create` or `sampling/createMessage`. */
@@ -68,7 +115,8 @@ export interface ExecutionCancelled {
   executionId: string;
 }
 
-export type ExecutionOutcome = ExecutionCompleted | ElicitationRequired | ExecutionCancelled;
+export type ExecutionOutcome =
+  ExecutionCompleted | ElicitationRequired | ExecutionCancelled | ExecutionTaskCreated;
 
 export interface ResourceReadRequest {
   serverId: string;

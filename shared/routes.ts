@@ -13,11 +13,14 @@ import type {
   ImportServersRequest,
   JsonObject,
   LoggingLevelRequest,
+  McpTask,
   PingResponse,
   PromptGetRequest,
   ResourceReadRequest,
   RespondRequest,
   ServerRequest,
+  TaskRequest,
+  TasksListResponse,
   ToolsListResponse,
 } from './api.ts';
 import type { HealthResponse } from './health.ts';
@@ -80,6 +83,10 @@ export interface ApiRoutes {
   'POST /tools/respond': Route<RespondRequest, ExecutionOutcome>;
   'POST /tools/cancel': Route<CancelRequest, ExecutionCancelled>;
   'GET /tools/active': Route<undefined, ActiveExecutionResponse>;
+  'POST /tasks/list': Route<ServerRequest, TasksListResponse>;
+  'POST /tasks/get': Route<TaskRequest, McpTask>;
+  'POST /tasks/result': Route<TaskRequest, ExecutionOutcome>;
+  'POST /tasks/cancel': Route<TaskRequest, McpTask>;
   'POST /resources/list': Route<ServerRequest, ListAnswer<'resources'>>;
   'POST /resources/templates/list': Route<ServerRequest, ListAnswer<'resourceTemplates'>>;
   'POST /resources/read': Route<ResourceReadRequest, ContentResponse>;
@@ -111,6 +118,10 @@ export const ROUTE_NAMES = [
   'POST /tools/respond',
   'POST /tools/cancel',
   'GET /tools/active',
+  'POST /tasks/list',
+  'POST /tasks/get',
+  'POST /tasks/result',
+  'POST /tasks/cancel',
   'POST /resources/list',
   'POST /resources/templates/list',
   'POST /resources/read',

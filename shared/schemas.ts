@@ -23,7 +23,18 @@ export const executeRequestSchema = {
     toolName: nonEmpty,
     parameters: { type: 'object' },
     timeoutMs: { type: 'integer', minimum: 1, maximum: 86_400_000 },
+    task: {
+      type: 'object',
+      properties: { ttl: { type: 'integer', minimum: 0, maximum: 86_400_000 } },
+    },
+    runAsTask: { type: 'boolean' },
   },
+} as const;
+
+export const taskRequestSchema = {
+  type: 'object',
+  required: ['serverId', 'taskId'],
+  properties: { serverId, taskId: nonEmpty },
 } as const;
 
 export const respondRequestSchema = {

@@ -142,6 +142,7 @@ export async function openDaemon(
     }
     if (outcome.status === 'cancelled')
       throw serverError(`the call of "${name}" was cancelled in the daemon`);
+    if (outcome.status === 'task_created') throw serverError(`"${name}" answered with a task, not a result`);
     return outcome.result;
   }
 

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type {
   ElicitationResponse,
   ExecutionOutcome,
   InputRequestKind,
   JsonObject,
+  McpTask,
+  TaskParams,
 } from '../../shared/api.ts';
 import { samplingAnswerSchema } from '../../shared/schemas.ts';
-import { DaemonError } from '../errors.ts';
+import { DaemonError, UpstreamError } from '../errors.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
 import type { ServerConnection } from './server-connection.ts';
@@ -42,6 +45,15 @@ export class SamplingRejected extends Error {
 
 class Cancelled extends Error {}
 
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+const taskKey = (serverId: string, taskId: string): string => `${serverId}\n${taskId}`;
+
+/** A request to run as a task that this tool or server cannot honour: the request does not fit. */
+function taskRefused(message: string): DaemonError {
+  return new DaemonError('invalid_request', message, { problems: [{ path: 'task', message }] });
+}
+
 type Finish = { outcome: ExecutionOutcome } | { error: unknown };
 
 /** One tool call in flight: its pending elicitations and whoever waits for its next event. */
@@ -50,6 +62,8 @@ class Execution {
   readonly pending: PendingElicitation[] = [];
   readonly abort = new AbortController();
   finished?: Finish;
+  /** The MCP task whose result this execution waits for. */
+  taskId?: string;
   private waiters: Array<() => void> = [];
   private timer?: NodeJS.Timeout;
 
@@ -122,6 +136,8 @@ class Execution {
 /** The service-wide one-at-a-time execution lock with its elicitation queue (SPEC part 3). */
 export class ExecutionManager {
   private active?: Execution;
+  /** Server and task id → the tool that created the task, to name an execution waiting for it. */
+  private readonly taskTools = new Map<string, string>();
 
   constructor(
     private readonly limits: ExecutionLimits,
@@ -134,11 +150,116 @@ export class ExecutionManager {
     return active && { id: active.id, serverId: active.serverId, toolName: active.toolName };
   }
 
+  /**
+   * Calls a tool. A tool whose `execution.taskSupport` is `required` runs as an MCP task whose result
+   * is waited for under the lock, so the answer is the same as for any tool. With `task` the tool runs
+   * as a task and the answer is the created task: the lock is held only while the server creates it.
+   */
   async execute(
     connection: ServerConnection,
     toolName: string,
     parameters: JsonObject,
     timeoutMs = this.limits.toolTimeoutMs,
+    task?: TaskParams,
+  ): Promise<ExecutionOutcome> {
+    return this.run(
+      connection,
+      toolName,
+      timeoutMs,
+      async () => {
+        if (!(await connection.hasTool(toolName))) {
+          throw new DaemonError('tool_not_found', `Unknown tool "${toolName}" on server "${connection.id}"`);
+        }
+        const support = connection.toolTaskSupport(toolName);
+        if (task && support !== 'optional' && support !== 'required') {
+          throw taskRefused(
+            `Tool "${toolName}" cannot run as a task: its execution.taskSupport is "${support}"`,
+          );
+        }
+        if ((task || support === 'required') && !connection.tasksCapability) {
+          throw taskRefused(
+            `Tool "${toolName}" ${task ? 'was asked to run' : 'must run'} as a task, but server "${connection.id}" does not declare the tasks capability`,
+          );
+        }
+        return task ?? (support === 'required' ? {} : undefined);
+      },
+      async (execution, options, runAs) => {
+        if (!runAs) {
+          const result = await connection.callTool(toolName, parameters, options);
+          return { status: 'completed', executionId: execution.id, result };
+        }
+        const created = await connection.callTool(toolName, parameters, { ...options, task: { ...runAs } });
+        const createdTask = (created as { task?: McpTask }).task;
+        if (!createdTask || typeof createdTask.taskId !== 'string') {
+          throw new UpstreamError(
+            `Tool "${toolName}" was called as a task, but the server answered without a task`,
+            'NO_TASK',
+            created,
+          );
+        }
+        this.taskTools.set(taskKey(connection.id, createdTask.taskId), toolName);
+        // Kept for naming only: the oldest names go first.
+        if (this.taskTools.size > 1000) this.taskTools.delete(this.taskTools.keys().next().value!);
+        if (task) return { status: 'task_created', executionId: execution.id, task: createdTask };
+        return this.awaitTaskResult(connection, execution, createdTask.taskId, options);
+      },
+    );
+  }
+
+  /**
+   * A task's result (`tasks/result`). Of a task that has ended, at once and without the lock; of one
+   * still running, waited for under the lock like a tool call, since the elicitations and sampling
+   * requests the task raises arrive on that wait.
+   */
+  async taskResult(connection: ServerConnection, taskId: string): Promise<ExecutionOutcome> {
+    const task = await connection.tasks((tasks) => tasks.getTask(taskId));
+    if (TERMINAL.has(task.status)) {
+      const result = await connection.tasks((tasks, any) => tasks.getTaskResult(taskId, any));
+      return { status: 'completed', executionId: randomUUID(), taskId, result: result as JsonObject };
+    }
+    const toolName = this.taskTools.get(taskKey(connection.id, taskId)) ?? 'tasks/result';
+    return this.run(
+      connection,
+      toolName,
+      this.limits.toolTimeoutMs,
+      async () => undefined,
+      (execution, options) => this.awaitTaskResult(connection, execution, taskId, options),
+    );
+  }
+
+  /** `tasks/cancel`; an execution waiting for that task's result ends `cancelled`. */
+  async cancelTask(connection: ServerConnection, taskId: string): Promise<McpTask> {
+    const active = this.active;
+    if (active && active.serverId === connection.id && active.taskId === taskId && !active.finished) {
+      active.abort.abort(new Cancelled('Cancelled by the user'));
+    }
+    return (await connection.tasks((tasks) => tasks.cancelTask(taskId))) as McpTask;
+  }
+
+  private async awaitTaskResult(
+    connection: ServerConnection,
+    execution: Execution,
+    taskId: string,
+    options: RequestOptions,
+  ): Promise<ExecutionOutcome> {
+    execution.taskId = taskId;
+    // Ending the wait ends the task too: the server hears tasks/cancel.
+    const onAbort = (): void => {
+      void connection.tasks((tasks) => tasks.cancelTask(taskId)).catch(() => {});
+    };
+    execution.abort.signal.addEventListener('abort', onAbort, { once: true });
+    const result = await connection.tasks((tasks, any) => tasks.getTaskResult(taskId, any, options));
+    execution.abort.signal.removeEventListener('abort', onAbort);
+    return { status: 'completed', executionId: execution.id, taskId, result: result as JsonObject };
+  }
+
+  /** One call under the lock: `prepare` checks before it starts (the lock is released if it throws). */
+  private async run<P>(
+    connection: ServerConnection,
+    toolName: string,
+    timeoutMs: number,
+    prepare: () => Promise<P>,
+    call: (execution: Execution, options: RequestOptions, prepared: P) => Promise<ExecutionOutcome>,
   ): Promise<ExecutionOutcome> {
     const activeExecution = this.activeExecution;
     if (activeExecution) {
@@ -148,35 +269,34 @@ export class ExecutionManager {
     }
     const execution = new Execution(connection.id, toolName, timeoutMs);
     this.active = execution;
+    let prepared: P;
     try {
-      if (!(await connection.hasTool(toolName))) {
-        throw new DaemonError('tool_not_found', `Unknown tool "${toolName}" on server "${connection.id}"`);
-      }
+      prepared = await prepare();
     } catch (error) {
       this.release(execution);
       throw error;
     }
     execution.armTimer();
-    connection
-      .callTool(toolName, parameters, {
-        signal: execution.abort.signal,
-        // The SDK's own time-out cannot pause while the user answers an elicitation: ours does.
-        timeout: 2_147_483_647,
-        onprogress: (progress) => {
-          execution.armTimer();
-          this.onEvent({
-            type: 'progress',
-            serverId: execution.serverId,
-            executionId: execution.id,
-            toolName,
-            progress: progress.progress,
-            ...(progress.total !== undefined && { total: progress.total }),
-            ...(progress.message !== undefined && { message: progress.message }),
-          });
-        },
-      })
+    const options: RequestOptions = {
+      signal: execution.abort.signal,
+      // The SDK's own time-out cannot pause while the user answers an elicitation: ours does.
+      timeout: 2_147_483_647,
+      onprogress: (progress) => {
+        execution.armTimer();
+        this.onEvent({
+          type: 'progress',
+          serverId: execution.serverId,
+          executionId: execution.id,
+          toolName,
+          progress: progress.progress,
+          ...(progress.total !== undefined && { total: progress.total }),
+          ...(progress.message !== undefined && { message: progress.message }),
+        });
+      },
+    };
+    call(execution, options, prepared)
       .then(
-        (result): Finish => ({ outcome: { status: 'completed', executionId: execution.id, result } }),
+        (outcome): Finish => ({ outcome }),
         (error: unknown): Finish => {
           // The SDK rejects an aborted request with an McpError wrapping the abort reason; the reason
           // itself (Cancelled, or the DaemonError of the time-out) says what happened.

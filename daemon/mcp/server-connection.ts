@@ -77,6 +77,7 @@ const DIRECT_NOTIFICATIONS: ReadonlySet<string> = new Set([
   'notifications/resources/list_changed',
   'notifications/prompts/list_changed',
   'notifications/tools/list_changed',
+  'notifications/tasks/status',
 ]);
 
 /** How long a server whose stream broke has to answer a ping before the broken stream is all we know. */
@@ -125,6 +126,8 @@ export class ServerConnection {
   private loggingLevel?: LoggingLevel;
   /** Tool name → `_meta`, refreshed by every tools/list and dropped on `list_changed`. */
   private toolsMeta?: Map<string, JsonObject>;
+  /** Tool name → its `execution.taskSupport` (MCP tasks), from the same listing. */
+  private toolsTaskSupport = new Map<string, string>();
 
   constructor(
     readonly id: string,
@@ -209,6 +212,11 @@ export class ServerConnection {
     const meta = new Map<string, JsonObject>();
     for (const tool of tools) if (tool._meta) meta.set(tool.name, tool._meta);
     this.toolsMeta = new Map(tools.map((tool) => [tool.name, tool._meta ?? {}]));
+    this.toolsTaskSupport = new Map();
+    for (const tool of tools) {
+      const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+      if (typeof support === 'string') this.toolsTaskSupport.set(tool.name, support);
+    }
     return { ...rest, tools, toolsMetadata: Object.fromEntries(meta) };
   }
 
@@ -221,6 +229,17 @@ export class ServerConnection {
 
   toolMeta(name: string): JsonObject | undefined {
     return this.toolsMeta?.get(name);
+  }
+
+  /** Whether the tool may (`optional`) or must (`required`) run as a task; `forbidden` when it says nothing. */
+  toolTaskSupport(name: string): string {
+    return this.toolsTaskSupport.get(name) ?? 'forbidden';
+  }
+
+  /** The server's `tasks` capability (MCP 2025-11-25), once connected. */
+  get tasksCapability(): JsonObject | undefined {
+    const tasks = this.initResult?.capabilities?.tasks;
+    return tasks && typeof tasks === 'object' ? (tasks as JsonObject) : undefined;
   }
 
   /**
@@ -248,9 +267,28 @@ export class ServerConnection {
   }
 
   async request(method: string, params: JsonObject, options?: RequestOptions): Promise<Raw> {
+    return this.withClient(
+      (client) => client.request({ method, params }, sdk().ANY_RESULT, options) as Promise<Raw>,
+      options,
+    );
+  }
+
+  /**
+   * The SDK's experimental task methods (`tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result`),
+   * with the failures of a request explained as for any other. `tasks/result` is given the
+   * pass-through schema: a task's result is shown as the server sent it.
+   */
+  tasks<T>(
+    call: (tasks: Client['experimental']['tasks'], anyResult: typeof ClientRuntime.ANY_RESULT) => Promise<T>,
+    options?: RequestOptions,
+  ): Promise<T> {
+    return this.withClient((client) => call(client.experimental.tasks, sdk().ANY_RESULT), options);
+  }
+
+  private async withClient<T>(call: (client: Client) => Promise<T>, options?: RequestOptions): Promise<T> {
     const client = await this.ensureConnected();
     try {
-      return (await client.request({ method, params }, sdk().ANY_RESULT, options)) as Raw;
+      return await call(client);
     } catch (error) {
       if (options?.signal?.aborted) throw error;
       // The SDK rejects what is pending with a bare "Connection closed" when the connection ends.

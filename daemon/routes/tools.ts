@@ -30,7 +30,13 @@ export function toolsRouter(manager: ClientManager, executions: ExecutionManager
     const connection = manager.get(body.serverId);
     sendOutcome(
       res,
-      await executions.execute(connection, body.toolName, body.parameters ?? {}, body.timeoutMs),
+      await executions.execute(
+        connection,
+        body.toolName,
+        body.parameters ?? {},
+        body.timeoutMs,
+        body.task ?? (body.runAsTask ? {} : undefined),
+      ),
     );
   });
 
