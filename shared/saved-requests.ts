@@ -142,6 +142,11 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** Whether two sets of tool parameters are the same, key order aside. */
+export function sameParameters(a: JsonObject, b: JsonObject): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
 /**
  * What makes two saved requests of one server the same request on import: the same title, tool and
  * parameters (key order aside). The id is not part of it (an import gives entries new ids, and a file

@@ -152,6 +152,14 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     await persist();
   }
 
+  /** Keeps new parameters for the request, as the form last ran them. */
+  async function updateParameters(id: string, parameters: JsonObject): Promise<void> {
+    const request = find(id);
+    request.parameters = copy(parameters);
+    request.updatedAt = new Date().toISOString();
+    await persist();
+  }
+
   async function rename(id: string, title: string, description?: string): Promise<void> {
     const request = find(id);
     request.title = requireTitle(title);
@@ -230,6 +238,7 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     addExpectation,
     replaceExpectation,
     removeExpectation,
+    updateParameters,
     save,
     rename,
     duplicate,

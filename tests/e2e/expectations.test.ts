@@ -44,6 +44,11 @@ class ExpectationsPanel {
     );
   }
 
+  /** Whether the panel says the run shown used other parameters than the saved request's. */
+  async saysOtherParameters(): Promise<boolean> {
+    return (await this.page.$(byTestId('expectations-other-parameters'))) !== null;
+  }
+
   /** The saved request the expectations belong to, as the heading names it. */
   owner(): Promise<string> {
     return waitForText(this.page, byTestId('expectations-request'), 'of');
@@ -89,6 +94,7 @@ describe('expectations in the panel', () => {
     await panel.tools.run();
     await panel.tools.resultWith('Echo: hello');
     await expectations.tally('2 of 2 pass');
+    expect(await expectations.saysOtherParameters()).toBe(false);
     expect(await expectations.rows()).toEqual([
       { outcome: 'pass', label: 'Matches snapshot', message: null },
       { outcome: 'pass', label: '$.content[0].text equals "Echo: hello"', message: null },
@@ -100,6 +106,7 @@ describe('expectations in the panel', () => {
     await panel.tools.run();
     await panel.tools.resultWith('Echo: bye');
     await expectations.tally('0 of 2 pass');
+    expect(await expectations.saysOtherParameters()).toBe(true);
     expect(await expectations.rows()).toEqual([
       {
         outcome: 'fail',
@@ -126,6 +133,7 @@ describe('expectations in the panel', () => {
     await panel.tools.run();
     await panel.tools.resultWith('Echo: hello');
     await expectations.tally('2 of 2 pass');
+    expect(await expectations.saysOtherParameters()).toBe(false);
     await expectations.add('expect-success');
     await expectations.tally('3 of 3 pass');
     await panel.page.bringToFront();

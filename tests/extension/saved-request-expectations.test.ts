@@ -4,6 +4,7 @@ import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { extensionStore } from '../../extension/app/extension-store';
 import type { KeyValueStore } from '../../extension/app/key-value-store';
 import { useSavedRequestsStore } from '../../extension/saved-requests/saved-requests-store';
+import { sameParameters } from '../../shared/saved-requests.ts';
 
 /** A fresh Pinia is what a browser restart gives the panel: nothing in memory, only what storage kept. */
 async function restart(kv: KeyValueStore): Promise<ReturnType<typeof useSavedRequestsStore>> {
@@ -61,6 +62,16 @@ describe('expectations of saved requests in the panel', () => {
     for (let i = 0; i < 3; i++) await store.removeExpectation(id, 0);
     expect(store.attachedTo('echo')).not.toHaveProperty('expectations');
     expect((await restart(kv)).requests[0]).not.toHaveProperty('expectations');
+  });
+
+  it('keeps new parameters for a request, and tells parameters apart whatever their key order', async () => {
+    const store = await restart(kv);
+    const { id } = await store.save({ title: 'Sum', toolName: 'get-sum', parameters: { a: 1, b: 2 } });
+    await store.updateParameters(id, { b: 5, a: 1 });
+    expect((await restart(kv)).requests[0]!.parameters).toEqual({ a: 1, b: 5 });
+    expect(sameParameters({ a: 1, b: { c: [1, 2] } }, { b: { c: [1, 2] }, a: 1 })).toBe(true);
+    expect(sameParameters({ a: 1, b: { c: [1, 2] } }, { a: 1, b: { c: [2, 1] } })).toBe(false);
+    expect(sameParameters({ a: 1 }, { a: 1, b: null })).toBe(false);
   });
 
   it('export and import carry the expectations', async () => {
