@@ -159,51 +159,37 @@ describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
     await page.setViewport({ width: 1400, height: HEIGHT });
     await web.servers.select('everything');
     await web.tools.select('echo');
-    const sidebarSplitter = byTestId('sidebar-splitter');
-    const listSplitter = byTestId('list-splitter');
-    const valueOf = (sel: string) => page.$eval(sel, (el) => Number(el.getAttribute('aria-valuenow')));
-    expect(await page.$eval(sidebarSplitter, (el) => el.getAttribute('role'))).toBe('separator');
+    const { layout } = web;
+    expect(await layout.splitterRole('sidebar')).toBe('separator');
 
-    const sidebarBefore = await valueOf(sidebarSplitter);
-    await page.focus(sidebarSplitter);
-    await page.keyboard.press('ArrowRight');
-    await page.keyboard.press('ArrowRight');
-    await page.keyboard.press('ArrowRight');
-    const sidebarAfter = await valueOf(sidebarSplitter);
+    const sidebarBefore = await layout.splitterValue('sidebar');
+    await layout.pressOnSplitter('sidebar', 'ArrowRight', 3);
+    const sidebarAfter = await layout.splitterValue('sidebar');
     expect(sidebarAfter).toBe(sidebarBefore + 48);
-    const sidebarWidth = await page.$eval('#server-sidebar', (el) => el.getBoundingClientRect().width);
-    expect(Math.round(sidebarWidth)).toBe(sidebarAfter);
+    expect(Math.round((await layout.widths()).sidebar)).toBe(sidebarAfter);
 
-    const listBefore = await valueOf(listSplitter);
-    const handle = (await page.$eval(listSplitter, (el) => el.getBoundingClientRect().toJSON())) as DOMRect;
-    await page.mouse.move(handle.left + handle.width / 2, handle.top + 100);
-    await page.mouse.down();
-    await page.mouse.move(handle.left + handle.width / 2 + 40, handle.top + 100, { steps: 4 });
-    await page.mouse.move(handle.left + handle.width / 2 + 80, handle.top + 100, { steps: 4 });
-    await page.mouse.up();
-    const listAfter = await valueOf(listSplitter);
+    const listBefore = await layout.splitterValue('list');
+    await layout.dragSplitter('list', 80);
+    const listAfter = await layout.splitterValue('list');
     expect(listAfter).toBe(listBefore + 80);
-    const listWidth = await page.$eval('.split-list', (el) => el.getBoundingClientRect().width);
-    expect(Math.round(listWidth)).toBe(listAfter);
+    expect(Math.round((await layout.widths()).list)).toBe(listAfter);
 
     await web.reload();
     await web.pairing.waitUntilPaired();
     await web.servers.select('everything');
-    expect(await valueOf(sidebarSplitter)).toBe(sidebarAfter);
-    await page.waitForSelector(listSplitter);
-    expect(await valueOf(listSplitter)).toBe(listAfter);
-    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('layout') ?? 'null'));
-    expect(stored).toMatchObject({ sidebarWidth: sidebarAfter, listWidth: listAfter });
+    expect(await layout.splitterValue('sidebar')).toBe(sidebarAfter);
+    expect(await layout.splitterValue('list')).toBe(listAfter);
+    expect(await layout.stored()).toMatchObject({ sidebarWidth: sidebarAfter, listWidth: listAfter });
   });
 
   it('collapses the server list with a button, remembered across a reload', async () => {
     const { page } = web;
     await page.setViewport({ width: 700, height: HEIGHT });
-    const toggle = byTestId('sidebar-toggle');
-    expect(await page.$eval(toggle, (el) => el.getAttribute('aria-expanded'))).toBe('true');
-    await page.locator(toggle).click();
-    await page.waitForSelector('#server-sidebar', { hidden: true });
-    expect(await page.$eval(toggle, (el) => el.getAttribute('aria-expanded'))).toBe('false');
+    const { layout } = web;
+    expect(await layout.sidebarExpanded()).toBe(true);
+    await layout.toggleSidebar();
+    await layout.waitForSidebar(false);
+    expect(await layout.sidebarExpanded()).toBe(false);
     const wide = await geometry(page);
     expect(wide.main!.left).toBe(0);
     expect(wide.main!.width).toBe(700);
@@ -211,10 +197,10 @@ describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
 
     await web.reload();
     await web.pairing.waitUntilPaired();
-    await page.waitForSelector('#server-sidebar', { hidden: true });
-    await page.locator(toggle).click();
-    await page.waitForSelector('#server-sidebar', { visible: true });
-    expect(await page.$eval(toggle, (el) => el.getAttribute('aria-expanded'))).toBe('true');
+    await layout.waitForSidebar(false);
+    await layout.toggleSidebar();
+    await layout.waitForSidebar(true);
+    expect(await layout.sidebarExpanded()).toBe(true);
   });
 
   it('shows a failed server in one line in the list and explains it beside', async () => {
@@ -276,7 +262,7 @@ describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
     const refused = await web.pairing.refused('no longer accepts the saved token');
     expect(refused).toContain(daemon.url);
     expect(await web.pairing.hasDaemonStatus()).toBe(false);
-    expect(await page.$('#server-sidebar')).toBeNull();
+    expect(await web.layout.hasSidebar()).toBe(false);
     expect(await web.pairing.unpairedNote()).toContain('not paired');
     expect(await web.pairing.url()).toBe(daemon.url);
     expect(await web.pairing.token()).toBe('');
@@ -286,7 +272,7 @@ describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
     // One step: paste the new token, Connect.
     await web.pairing.submitToken(daemon.token);
     expect(await web.pairing.waitUntilPaired()).toContain('daemon');
-    await page.waitForSelector('#server-sidebar');
+    await web.layout.waitForSidebar(true);
     expect(await page.$eval(byTestId('repair'), (el) => el.tagName)).toBe('BUTTON');
   });
 });

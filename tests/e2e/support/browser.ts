@@ -15,7 +15,8 @@ const ARGS = [
 /** A DevTools panel docked at the bottom is wide and short; the web page gets the same size. */
 export const VIEWPORT = { width: 1280, height: 800 };
 
-function executablePath(): string {
+/** The Chromium the tests drive: PUPPETEER_EXECUTABLE_PATH, else Debian's; a readable error when absent. */
+export function executablePath(): string {
   const path = process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium';
   if (!existsSync(path)) {
     throw new Error(

@@ -1,7 +1,7 @@
 import type { Frame, Page } from 'puppeteer';
 import puppeteer from 'puppeteer';
 import { TEST_EXTENSION_DIR } from './paths.ts';
-import type { ExtensionBrowser } from './browser.ts';
+import { type ExtensionBrowser, executablePath } from './browser.ts';
 
 /**
  * Headless Chromium with the test build of the extension, where DevTools windows are pages puppeteer can
@@ -9,7 +9,7 @@ import type { ExtensionBrowser } from './browser.ts';
  */
 export async function launchWithDevTools(): Promise<ExtensionBrowser> {
   const browser = await puppeteer.launch({
-    executablePath: process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium',
+    executablePath: executablePath(),
     headless: true,
     pipe: true,
     enableExtensions: true,

@@ -1,12 +1,13 @@
 /**
  * The inspector app, as the DevTools panel (opened as a tab), the options page or the web page the daemon
  * serves: the same Vue app (extension/app/InspectorApp.vue) with the same `data-testid`s. It owns the
- * app's frame (loading, tabs, the live channel's word, screenshots) and composes one page object per
+ * app's frame (loading, tabs, the live channel's word, screenshots; its layout controls in `layout`) and composes one page object per
  * view: `panel.tools.run()`, `panel.logs.rows()`.
  */
 import type { Browser, Page } from 'puppeteer';
 import { byTestId, saveScreenshot, type ScreenshotOptions } from './dom.ts';
 import { ElicitationDialog } from './elicitation-dialog.ts';
+import { AppLayout } from './layout.ts';
 import { LogsView } from './logs.ts';
 import { PairingForm } from './pairing.ts';
 import { PromptsView } from './prompts.ts';
@@ -21,6 +22,7 @@ import { WidgetView } from './widget.ts';
 export type Tab = 'tools' | 'resources' | 'prompts' | 'server' | 'logs';
 
 export class PanelPage {
+  readonly layout: AppLayout;
   readonly pairing: PairingForm;
   readonly servers: ServersSidebar;
   readonly tools: ToolsView;
@@ -34,6 +36,7 @@ export class PanelPage {
   readonly logs: LogsView;
 
   constructor(readonly page: Page) {
+    this.layout = new AppLayout(page);
     this.pairing = new PairingForm(page);
     this.servers = new ServersSidebar(page);
     this.tools = new ToolsView(page);
