@@ -39,7 +39,8 @@ const USAGE = `Usage: inspector-daemon record SERVER --out FILE [--call NAME [--
   --call NAME          call this tool (repeatable); an --args JSON after it gives its arguments
   --args JSON          the arguments of the --call before it, as a JSON object
   --answer JSON|FILE   answer to an elicitation during a call, in order; without one it is declined
-${SERVER_HELP}`;
+
+${SERVER_HELP.replace(/^.*--json \| --pretty.*\n\n/, '')}`;
 
 const OPTIONS = {
   ...TARGET_OPTIONS,

@@ -366,6 +366,21 @@ describe('record through a daemon', () => {
     ]);
     expect(await readFile(file, 'utf8')).not.toContain(SECRET);
 
+    // The daemon's server has not changed since: diff through the daemon finds nothing.
+    const diff = await inspector([
+      'diff',
+      '--daemon',
+      daemon.url,
+      '--token',
+      daemon.token,
+      '--server',
+      'ev',
+      '--against',
+      file,
+    ]);
+    expect(diff.code).toBe(0);
+    expect(JSON.parse(diff.stdout)).toMatchObject({ same: true });
+
     const replayed = await replayOverStdio(file);
     expect(await replayed.callTool({ name: 'echo', arguments: { message: 'from the panel' } })).toEqual({
       content: [{ type: 'text', text: 'Echo: from the panel' }],
