@@ -148,10 +148,9 @@ function checkJsonPath(
         : { pass: false, message: `${path} matches nothing in the result` };
     case 'equals':
     case 'notEquals': {
-      if (!hasWildcard(parsed) && found.length === 0) {
-        return { pass: false, message: `${path} matches nothing in the result` };
-      }
-      const actual = hasWildcard(parsed) ? found : found[0];
+      const compared = comparedValue(parsed, found);
+      if (!compared) return { pass: false, message: `${path} matches nothing in the result` };
+      const actual = compared.value;
       const difference = firstDifference(expectation.value, actual, path);
       if (expectation.op === 'notEquals') {
         return difference === null
@@ -362,6 +361,26 @@ function hasWildcard(segments: readonly Segment[]): boolean {
 export function queryJsonPath(path: JsonPath, value: unknown): unknown[] | string {
   const parsed = parseJsonPath(path);
   return typeof parsed === 'string' ? parsed : evaluateJsonPath(parsed, value);
+}
+
+/**
+ * What `equals` compares at a path: the value it matches, or with a wildcard the list of every value
+ * it matches; none when a path without a wildcard matches nothing.
+ */
+function comparedValue(segments: readonly Segment[], found: unknown[]): { value: unknown } | null {
+  if (hasWildcard(segments)) return { value: found };
+  return found.length > 0 ? { value: found[0] } : null;
+}
+
+/**
+ * The value an `equals` expectation at `path` would need to pass on `result` (the panel's "Expect
+ * this value"): none when the path matches nothing; a sentence when the path is not understood.
+ */
+export function valueForEquals(path: JsonPath, result: unknown): { value: unknown } | null | string {
+  const parsed = parseJsonPath(path);
+  if (typeof parsed === 'string') return parsed;
+  const found = evaluateJsonPath(parsed, result);
+  return found.length === 0 ? null : comparedValue(parsed, found);
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   parseJsonPath,
   queryJsonPath,
   snapshotOf,
+  valueForEquals,
 } from '../../shared/expectations.ts';
 import { parseSavedRequestsExport } from '../../shared/saved-requests.ts';
 
@@ -523,6 +524,19 @@ describe('paths for the panel', () => {
     expect(queryJsonPath('$.structuredContent.tags[*]', structured)).toEqual(['a', 'b']);
     expect(queryJsonPath('$.nothing', structured)).toEqual([]);
     expect(queryJsonPath('$..x', structured)).toMatch(/not understood/);
+  });
+
+  it('valueForEquals gives what an equals expectation needs to pass, as the check compares it', () => {
+    expect(valueForEquals('$.structuredContent.city', structured)).toEqual({ value: 'Paris' });
+    expect(valueForEquals('$.content[*].text', structured)).toEqual({ value: ['first', 'second'] });
+    expect(valueForEquals('$["odd*key"]', { 'odd*key': 1 })).toEqual({ value: 1 });
+    expect(valueForEquals('$.nothing', structured)).toBeNull();
+    expect(valueForEquals('$.nothing[*]', structured)).toBeNull();
+    expect(valueForEquals('nope', structured)).toMatch(/must start with \$/);
+    for (const path of ['$.structuredContent.tags', '$.content[*].type']) {
+      const { value } = valueForEquals(path, structured) as { value: unknown };
+      expect(one({ kind: 'jsonPath', path, op: 'equals', value }, structured).pass).toBe(true);
+    }
   });
 
   it('leafPaths lists leaves in document order, in the syntax expectations read, up to a limit', () => {
