@@ -7,8 +7,10 @@ import type {
   ExecutionOutcome,
   JsonObject,
   LoggingLevel,
+  McpTask,
   PingResponse,
   PromptGetRequest,
+  TasksListResponse,
   ToolsListResponse,
 } from '../../shared/api';
 import {
@@ -166,6 +168,23 @@ export class DaemonClient {
 
   activeExecution(): Promise<ActiveExecutionResponse> {
     return this.call('GET /tools/active', {});
+  }
+
+  listTasks(serverId: string): Promise<TasksListResponse> {
+    return this.call('POST /tasks/list', {}, { serverId });
+  }
+
+  getTask(serverId: string, taskId: string): Promise<McpTask> {
+    return this.call('POST /tasks/get', {}, { serverId, taskId });
+  }
+
+  /** The task's result, or (202) an elicitation the running task raised, answered with `respond`. */
+  taskResult(serverId: string, taskId: string): Promise<ExecutionOutcome> {
+    return this.call('POST /tasks/result', {}, { serverId, taskId });
+  }
+
+  cancelTask(serverId: string, taskId: string): Promise<McpTask> {
+    return this.call('POST /tasks/cancel', {}, { serverId, taskId });
   }
 
   listResources(serverId: string): Promise<ListAnswer<'resources'>> {

@@ -3,6 +3,8 @@ import type {
   ElicitationResponse,
   ExecutionOutcome,
   JsonObject,
+  McpTask,
+  TaskParams,
 } from '../../shared/api';
 import { DaemonError, type DaemonClient } from '../app/daemon-client';
 
@@ -23,6 +25,10 @@ export interface Run {
   progress?: { progress: number; total?: number; message?: string };
   /** Set on a 409: the call that holds the daemon's lock. */
   blockedBy?: { id: string; serverId: string; toolName: string };
+  /** Asks the daemon to run the tool as an MCP task (`task` of execute). */
+  runAsTask?: TaskParams;
+  /** The task the server created for a run as a task: it ends here, the task goes on. */
+  task?: McpTask;
 }
 
 export const isActive = (run: Run | null | undefined): boolean =>
@@ -42,7 +48,10 @@ export function settleRun(target: Run, outcome: ExecutionOutcome): void {
     return;
   }
   target.finishedAt = Date.now();
-  if (outcome.status === 'completed') {
+  if (outcome.status === 'task_created') {
+    target.state = 'completed';
+    target.task = outcome.task;
+  } else if (outcome.status === 'completed') {
     target.state = 'completed';
     target.result = outcome.result;
   } else {
@@ -78,7 +87,15 @@ export class ToolRunner {
   async execute(target: Run): Promise<void> {
     const { serverId, toolName, parameters } = target;
     try {
-      settleRun(target, await this.client().execute({ serverId, toolName, parameters: parameters ?? {} }));
+      settleRun(
+        target,
+        await this.client().execute({
+          serverId,
+          toolName,
+          parameters: parameters ?? {},
+          ...(target.runAsTask && { task: target.runAsTask }),
+        }),
+      );
     } catch (error) {
       failRun(target, error);
     }

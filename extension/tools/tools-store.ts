@@ -4,6 +4,7 @@ import type { ElicitationResponse } from '../../shared/api';
 import type { Tool } from '../../shared/mcp';
 import { initialValue, parametersFromValue } from '../forms/forms';
 import { isActive, newRun, type Run, ToolRunner } from './tool-run';
+import { useTasksStore } from './tasks-store';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 
@@ -108,7 +109,11 @@ export const useToolsStore = defineStore('tools', () => {
     const tool = selected.value;
     if (!tool || !serverId.value || running.value) return;
     const parameters = parametersFromValue(tool.inputSchema, currentValue.value);
-    runs.value[tool.name] = newRun(serverId.value, tool.name, parameters);
+    const runAsTask = useTasksStore().taskParamsFor(serverId.value, tool);
+    runs.value[tool.name] = {
+      ...newRun(serverId.value, tool.name, parameters),
+      ...(runAsTask && { runAsTask }),
+    };
     // The reactive proxy, so updates after the await reach the view.
     await runner.execute(runs.value[tool.name]!);
   }
