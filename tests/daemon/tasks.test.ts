@@ -2,9 +2,18 @@
  * MCP tasks (2025-11-25, experimental) through the daemon, against real servers: the tasks fixture
  * (tests/fixtures/tasks-server.ts) and server-everything's `simulate-research-query`.
  */
+import { spawn } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { messages } from './execution-helpers.ts';
-import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import {
+  DAEMON_COMMAND,
+  everythingStdio,
+  fixtureStdio,
+  ROOT,
+  startDaemon,
+  stopProcess,
+  type TestDaemon,
+} from './helpers.ts';
 import { openLive } from './live-helpers.ts';
 
 async function startWithTaskServers(): Promise<TestDaemon> {
@@ -271,5 +280,48 @@ describe('MCP tasks', () => {
     const noServer = await tasksApi(d, 'list', { serverId: 'nobody' });
     expect(noServer.status).toBe(404);
     expect(noServer.body.code).toBe('server_not_found');
+  });
+});
+
+/** Runs `inspector-daemon ARGS…` to its end, its output piped. */
+function inspector(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    for (const name of ['INSPECTOR_TOKEN', 'INSPECTOR_CONFIG', 'INSPECTOR_DATA_DIR']) delete env[name];
+    const child = spawn(process.execPath, [...DAEMON_COMMAND, ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => stopProcess(child));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('required-task tools on the command line through a daemon', () => {
+  it('runs one through a daemon', async () => {
+    const d = await startWithTaskServers();
+    const run = await inspector([
+      'tools',
+      'call',
+      'simulate-research-query',
+      '--args',
+      '{"topic":"reefs"}',
+      '--daemon',
+      d.url,
+      '--token',
+      d.token,
+      '--server',
+      'everything',
+      '--json',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(textOf(JSON.parse(run.stdout))).toContain('# Research Report: reefs');
   });
 });
