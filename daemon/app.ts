@@ -86,8 +86,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     onElicitation: executions.handleElicitation,
     onSampling: executions.handleSampling,
     onStatus: (server) => publish({ type: 'server-status', server }),
-    onNotification: (serverId, method, params) =>
-      publish({ type: 'notification', serverId, method, ...(params && { params }) }),
+    onNotification: (serverId, method, params) => {
+      if (method === 'notifications/tasks/status') executions.onTaskStatus(serverId, params);
+      publish({ type: 'notification', serverId, method, ...(params && { params }) });
+    },
     debug: options.debug,
   });
   try {

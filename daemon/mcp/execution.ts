@@ -342,6 +342,14 @@ export class ExecutionManager {
     return execution.next();
   }
 
+  /** A status notification of the task an execution waits for shows it alive, as progress does. */
+  onTaskStatus(serverId: string, params: JsonObject | undefined): void {
+    const active = this.active;
+    if (active && active.serverId === serverId && active.taskId && params?.taskId === active.taskId) {
+      active.armTimer();
+    }
+  }
+
   /** Ends the active execution: the SDK sends `notifications/cancelled` to the server. */
   cancel(executionId: string): { status: 'cancelled'; executionId: string } {
     const execution = this.active;

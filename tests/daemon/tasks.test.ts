@@ -202,6 +202,31 @@ describe('MCP tasks', () => {
     expect(d.daemon.executions.activeExecution).toBeUndefined();
   });
 
+  it("keeps waiting for a required task past the call time-out while the task's status changes", async () => {
+    const d = await startDaemon({ toolTimeoutMs: 1500 });
+    onTestFinished(() => d.close());
+    await d.api('PUT', '/api/mcp/servers/tasks', { config: fixtureStdio('tasks-server.ts') });
+    // Six steps of 300 ms outlast the 1.5 s time-out; each step's status notification restarts it.
+    const run = await execute(d, {
+      serverId: 'tasks',
+      toolName: 'slow-required',
+      parameters: { steps: 6, stepMs: 300 },
+    });
+    expect(run.status).toBe(200);
+    expect(textOf(run.body.result)).toBe('6 steps done');
+    // Silence beyond the time-out still ends the wait, and the task with it.
+    const silent = await execute(d, {
+      serverId: 'tasks',
+      toolName: 'slow-required',
+      parameters: { steps: 1, stepMs: 60_000 },
+    });
+    expect(silent.status).toBe(504);
+    expect(silent.body.code).toBe('tool_timeout');
+    const list = await tasksApi(d, 'list', { serverId: 'tasks' });
+    const waited = list.body.tasks.find((t: { taskId: string }) => t.taskId !== run.body.taskId);
+    await pollUntil(d, 'tasks', waited.taskId, ['cancelled']);
+  });
+
   it('cancelling the execution of a required task cancels the task on the server', async () => {
     const d = await startWithTaskServers();
     const asked = await execute(d, { serverId: 'tasks', toolName: 'confirm-task', parameters: {} });
