@@ -170,4 +170,21 @@ describe('MCP tasks in the panel', { shuffle: false }, () => {
     await panel.page.bringToFront();
     await panel.page.screenshot({ path: `${SHOTS}/tasks-list.png`, fullPage: true });
   });
+
+  it('fits the list in a narrow panel', async () => {
+    const viewport = panel.page.viewport();
+    await panel.page.setViewport({ width: 420, height: 800 });
+    try {
+      await panel.page.$eval(byTestId('tasks-panel'), (el) => el.scrollIntoView());
+      const overflow = await panel.page.$eval(
+        byTestId('tasks-panel'),
+        (el) => el.scrollWidth - el.clientWidth,
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      await panel.page.bringToFront();
+      await panel.page.screenshot({ path: `${SHOTS}/tasks-narrow.png` });
+    } finally {
+      if (viewport) await panel.page.setViewport(viewport);
+    }
+  });
 });
