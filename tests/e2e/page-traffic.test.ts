@@ -1,0 +1,186 @@
+/**
+ * The Page view inside real DevTools: a web page on loopback calls the remote fixture MCP server over
+ * Streamable HTTP (initialize, the initialized notification, tools/list, and a tools/call whose event
+ * stream brings a progress notification before its result) with fetch, as a page's own MCP client
+ * would; the panel lists those calls paired with their answers and adds the endpoint as a server.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { join } from 'node:path';
+import type { Frame } from 'puppeteer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, freePort, ROOT, stopProcess, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
+import type { ExtensionBrowser } from './support/browser.ts';
+import { startDaemonForExtension } from './support/daemon.ts';
+import { launchWithDevTools, openMcpPanel } from './support/devtools.ts';
+import { byTestId } from './support/pages/dom.ts';
+import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
+
+/** The page's own MCP client: plain fetch, reading each answer whole (JSON or an event stream). */
+const PAGE_HTML = `<!doctype html><title>MCP page</title><h1>A page with its own MCP client</h1>
+<script>
+let session;
+async function call(message) {
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+    Authorization: 'Bearer page-e2e-token' };
+  if (session) { headers['Mcp-Session-Id'] = session; headers['Mcp-Protocol-Version'] = '2025-06-18'; }
+  const response = await fetch('/mcp', { method: 'POST', headers, body: JSON.stringify(message) });
+  session = response.headers.get('Mcp-Session-Id') || session;
+  return response.status + ' ' + (await response.text()).length;
+}
+window.runMcp = async () => {
+  const answers = [];
+  answers.push(await call({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18',
+    capabilities: {}, clientInfo: { name: 'page', version: '1' } } }));
+  answers.push(await call({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  answers.push(await call({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+  answers.push(await call({ jsonrpc: '2.0', id: 3, method: 'tools/call',
+    params: { name: 'wait', arguments: { ms: 10, progress: true }, _meta: { progressToken: 'p-1' } } }));
+  return answers;
+};
+</script>`;
+
+/** The remote fixture server (Streamable HTTP, answers as event streams) on `port`, once it listens. */
+async function startRemote(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [...TSX_LOADER, join(FIXTURES, 'remote-server.ts'), 'http', String(port)],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      output += chunk;
+      if (output.includes('listening on')) resolve();
+    });
+    child.once('exit', () => reject(new Error('the remote fixture exited before listening')));
+  });
+  return child;
+}
+
+/** The web page at `/`, and `/mcp` passed through to the fixture server: one origin, as a site would have. */
+function startSite(mcpPort: number, port: number): Promise<Server> {
+  const site = createServer((req, res) => {
+    if (req.url === '/') {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE_HTML);
+      return;
+    }
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: mcpPort, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  return new Promise((resolve) => site.listen(port, '127.0.0.1', () => resolve(site)));
+}
+
+async function rows(panel: Frame): Promise<Array<[string, string, string]>> {
+  return panel.$$eval(byTestId('page-row'), (els) =>
+    els.map((el) => [
+      el.getAttribute('data-kind') ?? '',
+      el.getAttribute('data-method') ?? '',
+      el.getAttribute('data-status') ?? '',
+    ]),
+  ) as Promise<Array<[string, string, string]>>;
+}
+
+describe("the Page view: the inspected page's MCP traffic in real DevTools", USER_FLOW, () => {
+  let ext: ExtensionBrowser;
+  let daemon: TestDaemon;
+  let remote: ChildProcess;
+  let site: Server;
+  let siteUrl: string;
+
+  beforeAll(async () => {
+    ext = await launchWithDevTools();
+    daemon = await startDaemonForExtension();
+    const mcpPort = await freePort();
+    remote = await startRemote(mcpPort);
+    const sitePort = await freePort();
+    site = await startSite(mcpPort, sitePort);
+    siteUrl = `http://127.0.0.1:${sitePort}`;
+  });
+
+  afterAll(async () => {
+    await ext?.browser.close();
+    await daemon?.close();
+    if (remote) await stopProcess(remote);
+    await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
+  });
+
+  it('has no Page tab where there is no DevTools (the panel opened as a tab)', async () => {
+    const tab = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
+    await tab.pairing.pair(daemon.url, daemon.token);
+    await tab.pairing.waitUntilPaired();
+    await tab.page.waitForSelector(byTestId('tab-logs'));
+    expect(await tab.page.$(byTestId('tab-page'))).toBeNull();
+    await tab.close();
+  });
+
+  it("lists the page's calls paired with their answers, and adds its endpoint as a server", async () => {
+    const inspected = await ext.browser.newPage();
+    await inspected.goto(`${siteUrl}/`);
+    const { devtools, panel } = await openMcpPanel(inspected, { width: 1400, height: 1000 }, 'bottom');
+    await panel.waitForSelector(byTestId('daemon-status'));
+    const click = (sel: string) => panel.$eval(sel, (el) => (el as HTMLElement).click());
+    await click(byTestId('tab-page'));
+    await panel.waitForSelector(byTestId('page-empty'));
+
+    const answers = (await inspected.evaluate('window.runMcp()')) as string[];
+    expect(answers.map((answer) => answer.split(' ')[0])).toEqual(['200', '202', '200', '200']);
+
+    await panel.waitForFunction(
+      (sel: string) => document.querySelectorAll(sel).length >= 5,
+      { timeout: 20_000 },
+      byTestId('page-row'),
+    );
+    expect(await rows(panel)).toEqual([
+      ['request', 'initialize', 'ok'],
+      ['notification', 'notifications/initialized', ''],
+      ['request', 'tools/list', 'ok'],
+      ['request', 'tools/call', 'ok'],
+      ['notification', 'notifications/progress', ''],
+    ]);
+
+    // The call's row opens on its request and the result that ended its event stream.
+    await click(`${byTestId('page-row')}[data-method="tools/call"] .summary`);
+    const detail = await panel.$eval(
+      `${byTestId('page-row')}[data-method="tools/call"]`,
+      (el) => (el as HTMLElement).innerText,
+    );
+    expect(detail).toContain('waited 10 ms');
+    expect(detail).toContain('event stream');
+    expect(detail).toContain('Authorization');
+    expect(detail).not.toContain('page-e2e-token');
+
+    await devtools.bringToFront();
+    await panel.$eval(byTestId('page-http'), (el) => el.scrollIntoView({ block: 'end' }));
+    // Two frames drawn in front, so the shot is of the panel as it is now.
+    await panel.evaluate(
+      () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+    );
+    await devtools.screenshot({ path: '/tmp/page-traffic-view.png' });
+
+    await click(`${byTestId('page-row')}[data-method="tools/call"] ${byTestId('page-add-server')}`);
+    await panel.waitForSelector(byTestId('page-add-result'));
+    const result = await panel.$eval(byTestId('page-add-result'), (el) => (el as HTMLElement).innerText);
+    expect(result).toContain('Added as 127.0.0.1-mcp');
+    const { body } = await daemon.api('GET', '/api/mcp/servers/127.0.0.1-mcp');
+    expect(body.config).toMatchObject({ transport: 'http', url: `${siteUrl}/mcp` });
+    expect(Object.keys((body.config as { headers: object }).headers)).toEqual(['Authorization']);
+    expect((await daemon.api('POST', '/api/mcp/servers/127.0.0.1-mcp/connect')).body).toMatchObject({
+      status: 'connected',
+    });
+    await devtools.close();
+    await inspected.close();
+  });
+});
