@@ -160,10 +160,14 @@ export const usePageTrafficStore = defineStore('page-traffic', () => {
   function receive(request: FinishedRequest): void {
     const content = readContent(request);
     queue = queue.then(async () => {
-      const decoded = decodeHarEntry(request, await content);
-      if (!decoded) return;
-      model.add(decoded);
-      revision.value++;
+      try {
+        const decoded = decodeHarEntry(request, await content);
+        if (!decoded) return;
+        model.add(decoded);
+        revision.value++;
+      } catch {
+        // One entry the model could not take must not stop the ones after it.
+      }
     });
   }
   /** Whether DevTools hands this panel the page's network events. */

@@ -129,7 +129,7 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
   it("lists the page's calls paired with their answers, and adds its endpoint as a server", async () => {
     const inspected = await ext.browser.newPage();
     await inspected.goto(`${siteUrl}/`);
-    const { devtools, panel } = await openMcpPanel(inspected, { width: 1400, height: 1000 }, 'bottom');
+    const { devtools, panel } = await openMcpPanel(inspected, { width: 1000, height: 900 }, 'right');
     await panel.waitForSelector(byTestId('daemon-status'));
     const click = (sel: string) => panel.$eval(sel, (el) => (el as HTMLElement).click());
     await click(byTestId('tab-page'));
