@@ -6,6 +6,7 @@ import { type ExtensionBrowser, launchWithTestExtension } from './support/browse
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
 import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-expectations';
 
@@ -57,7 +58,7 @@ class ExpectationsPanel {
 
 // Expectations added from a result with one click, kept with the saved request and checked on every
 // run, in the panel page with server-everything. Each test goes on where the one before it stopped.
-describe('expectations in the panel', () => {
+describe('expectations in the panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon | undefined;
   let panel: PanelPage;

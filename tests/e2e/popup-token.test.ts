@@ -10,8 +10,9 @@ import { startDaemonForExtension } from './support/daemon.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { PopupPage } from './support/pages/popup.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
-describe('the popup when the daemon no longer accepts the saved token', () => {
+describe('the popup when the daemon no longer accepts the saved token', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon;
 

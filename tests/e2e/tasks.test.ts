@@ -4,6 +4,7 @@ import type { Page } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, ROOT, type TestDaemon, TSX_LOADER } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 import { startDaemonForExtension } from './support/daemon.ts';
 import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
@@ -89,7 +90,7 @@ class TasksList {
 // Running MCP tasks from the panel against the tasks fixture: "Run as task" for a tool that may run as
 // one, the list polled until the task ends, its result, a required-task tool run with plain Run (and its
 // question answered), and Cancel. Each test goes on where the one before it stopped.
-describe('MCP tasks in the panel', { shuffle: false }, () => {
+describe('MCP tasks in the panel', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon | undefined;
   let panel: PanelPage;
