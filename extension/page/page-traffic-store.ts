@@ -224,9 +224,11 @@ export const usePageTrafficStore = defineStore('page-traffic', () => {
     let source = http;
     if (http.transport !== 'sse') {
       // A POST of the older HTTP+SSE transport: its stream is the server's address.
-      const stream = model.streamFor(http.channel);
+      const looksLegacy = http.answer === 'accepted' && http.sessionId === undefined && /\?./.test(http.url);
+      const stream =
+        model.streamFor(http.channel) ?? (looksLegacy ? model.streamOfOrigin(http.url) : undefined);
       if (stream) source = stream;
-      else if (http.answer === 'accepted' && http.sessionId === undefined && /\?./.test(http.url))
+      else if (looksLegacy)
         return {
           ok: false,
           reason:

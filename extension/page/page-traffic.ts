@@ -343,13 +343,23 @@ function decode(entry: HarEntryLike, content?: HarContent | null): DecodedEntry 
   const rawLength = typeof content?.text === 'string' ? content.text.length : 0;
   let answer: PageAnswer = 'other';
   let postEndpoint: string | undefined;
+  // A GET stream without a session is the older HTTP+SSE transport's: Streamable HTTP opens its GET
+  // stream only within a session.
+  const getStream = httpMethod === 'GET' && answerMime === 'text/event-stream';
   let legacy = false;
   if (status === 202) answer = 'accepted';
   if (answerMime === 'text/event-stream') {
     answer = 'event-stream';
-    if (text === null) {
-      if (typeof content?.text === 'string') problems.push('the event stream could not be read');
-      else problems.push('the event stream was not recorded (DevTools gave no body)');
+    if (text === null || text === '') {
+      // Without its body, only its address tells an MCP stream from another: /sse by convention.
+      if (getStream && !hasMcpHeader && !/\/sse\/?$/.test(pathOf(url))) return null;
+      if (getStream && sessionId === undefined) legacy = true;
+      if (typeof content?.text === 'string' && content.text !== '')
+        problems.push('the event stream could not be read');
+      else
+        problems.push(
+          'DevTools gave no body for this event stream (it keeps none for a stream the page cancelled): its messages cannot be shown',
+        );
     } else {
       const cut = text.length > MAX_BODY_CHARS;
       if (cut)
@@ -377,8 +387,9 @@ function decode(entry: HarEntryLike, content?: HarContent | null): DecodedEntry 
         for (const message of messagesOf(parsed.value, `event ${index}`, problems))
           messages.push({ direction: 'receive', message });
       }
-      if (httpMethod === 'GET' && !legacy && !hasMcpHeader && !messages.some((m) => isJsonRpc(m.message)))
-        return null;
+      const jsonRpc = messages.some((m) => isJsonRpc(m.message));
+      if (getStream && !legacy && !hasMcpHeader && !jsonRpc) return null;
+      if (getStream && sessionId === undefined) legacy = true;
     }
   } else if (answerMime === 'application/json' || answerMime.endsWith('+json')) {
     answer = 'json';
@@ -457,6 +468,8 @@ export class PageTrafficModel {
   private readonly labelCounts = new Map<string, number>();
   /** Legacy SSE channels (POST addresses) → the stream that named them. */
   private readonly streams = new Map<string, DecodedEntry>();
+  /** The last legacy SSE stream of each origin, also one whose body DevTools did not keep. */
+  private readonly originStreams = new Map<string, DecodedEntry>();
   private seq = 0;
 
   constructor(maxRows = 5000) {
@@ -486,8 +499,24 @@ export class PageTrafficModel {
     return this.streams.get(channel);
   }
 
+  /** The last legacy SSE stream the page opened on this address's origin. */
+  streamOfOrigin(url: string): DecodedEntry | undefined {
+    try {
+      return this.originStreams.get(new URL(url).origin);
+    } catch {
+      return undefined;
+    }
+  }
+
   add(decoded: DecodedEntry): void {
-    if (decoded.transport === 'sse' && decoded.postEndpoint) this.streams.set(decoded.postEndpoint, decoded);
+    if (decoded.transport === 'sse') {
+      if (decoded.postEndpoint) this.streams.set(decoded.postEndpoint, decoded);
+      try {
+        this.originStreams.set(new URL(decoded.url).origin, decoded);
+      } catch {
+        // An address URL cannot read is no stream to add.
+      }
+    }
     // Streamable HTTP's first POST (initialize) has no session yet; its answer names it. Requests sent
     // before the session was known pair in that session's channel from then on.
     const serverId = this.label(decoded);

@@ -29,6 +29,36 @@ async function call(message) {
   session = response.headers.get('Mcp-Session-Id') || session;
   return response.status + ' ' + (await response.text()).length;
 }
+// The older HTTP+SSE transport: a GET stream names the POST address, its answers come on the stream;
+// the page cancels the stream once it has its answers, as a page leaving would.
+window.runLegacy = async () => {
+  const controller = new AbortController();
+  const stream = await fetch('/sse', { headers: { Accept: 'text/event-stream', Authorization: 'Bearer legacy-token' },
+    signal: controller.signal });
+  const reader = stream.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const until = async (needle) => {
+    while (!text.includes(needle)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the stream ended before ' + needle);
+      text += decoder.decode(value, { stream: true });
+    }
+  };
+  await until('event: endpoint');
+  await until('\\n\\n');
+  const endpoint = /data: (.*)/.exec(text)[1].trim();
+  const post = (message) => fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(message) });
+  await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {},
+    clientInfo: { name: 'page', version: '1' } } });
+  await until('"id":1');
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  await until('"id":2');
+  controller.abort();
+  return endpoint;
+};
 window.runMcp = async () => {
   const answers = [];
   answers.push(await call({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18',
@@ -41,11 +71,11 @@ window.runMcp = async () => {
 };
 </script>`;
 
-/** The remote fixture server (Streamable HTTP, answers as event streams) on `port`, once it listens. */
-async function startRemote(port: number): Promise<ChildProcess> {
+/** The remote fixture server (Streamable HTTP with event streams, or HTTP+SSE) on `port`, once it listens. */
+async function startRemote(mode: 'http' | 'sse', port: number): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [...TSX_LOADER, join(FIXTURES, 'remote-server.ts'), 'http', String(port)],
+    [...TSX_LOADER, join(FIXTURES, 'remote-server.ts'), mode, String(port)],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -63,15 +93,24 @@ async function startRemote(port: number): Promise<ChildProcess> {
   return child;
 }
 
-/** The web page at `/`, and `/mcp` passed through to the fixture server: one origin, as a site would have. */
-function startSite(mcpPort: number, port: number): Promise<Server> {
+/**
+ * The web page at `/`, `/mcp` passed through to the Streamable HTTP fixture server and `/sse` and
+ * `/messages` to the HTTP+SSE one: one origin, as a site would have.
+ */
+function startSite(mcpPort: number, ssePort: number, port: number): Promise<Server> {
   const site = createServer((req, res) => {
     if (req.url === '/') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE_HTML);
       return;
     }
     const upstream = httpRequest(
-      { host: '127.0.0.1', port: mcpPort, path: req.url, method: req.method, headers: req.headers },
+      {
+        host: '127.0.0.1',
+        port: req.url?.startsWith('/mcp') ? mcpPort : ssePort,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -97,6 +136,7 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
   let ext: ExtensionBrowser;
   let daemon: TestDaemon;
   let remote: ChildProcess;
+  let legacyRemote: ChildProcess;
   let site: Server;
   let siteUrl: string;
 
@@ -104,9 +144,11 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
     ext = await launchWithDevTools();
     daemon = await startDaemonForExtension();
     const mcpPort = await freePort();
-    remote = await startRemote(mcpPort);
+    remote = await startRemote('http', mcpPort);
+    const ssePort = await freePort();
+    legacyRemote = await startRemote('sse', ssePort);
     const sitePort = await freePort();
-    site = await startSite(mcpPort, sitePort);
+    site = await startSite(mcpPort, ssePort, sitePort);
     siteUrl = `http://127.0.0.1:${sitePort}`;
   });
 
@@ -114,6 +156,7 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
     await ext?.browser.close();
     await daemon?.close();
     if (remote) await stopProcess(remote);
+    if (legacyRemote) await stopProcess(legacyRemote);
     await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
   });
 
@@ -178,6 +221,55 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
     expect(body.config).toMatchObject({ transport: 'http', url: `${siteUrl}/mcp` });
     expect(Object.keys((body.config as { headers: object }).headers)).toEqual(['Authorization']);
     expect((await daemon.api('POST', '/api/mcp/servers/127.0.0.1-mcp/connect')).body).toMatchObject({
+      status: 'connected',
+    });
+    await devtools.close();
+    await inspected.close();
+  });
+
+  it('lists the POSTs of the older HTTP+SSE transport, says why their answers are missing, and adds its stream', async () => {
+    const inspected = await ext.browser.newPage();
+    await inspected.goto(`${siteUrl}/`);
+    const { devtools, panel } = await openMcpPanel(inspected, { width: 1000, height: 900 }, 'right');
+    await panel.waitForSelector(byTestId('daemon-status'));
+    const click = (sel: string) => panel.$eval(sel, (el) => (el as HTMLElement).click());
+    await click(byTestId('tab-page'));
+    await panel.waitForSelector(byTestId('page-empty'));
+
+    expect(await inspected.evaluate('window.runLegacy()')).toMatch(/\/messages\?sessionId=/);
+    await panel.waitForFunction(
+      (sel: string) => document.querySelectorAll(sel).length >= 4,
+      { timeout: 20_000 },
+      byTestId('page-row'),
+    );
+    // The stream the page cancelled comes with no body: its answers cannot be paired, and a row says so.
+    const listed = await rows(panel);
+    expect(listed).toHaveLength(4);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        ['request', 'initialize', 'pending'],
+        ['notification', 'notifications/initialized', ''],
+        ['request', 'tools/list', 'pending'],
+        ['stderr', '', ''],
+      ]),
+    );
+    const problem = await panel.$eval(
+      `${byTestId('page-row')}[data-kind="stderr"]`,
+      (el) => (el as HTMLElement).innerText,
+    );
+    expect(problem).toContain('/sse: DevTools gave no body for this event stream');
+
+    // Its POST adds the stream's address as an SSE server, with the stream's Authorization header.
+    await click(`${byTestId('page-row')}[data-method="initialize"] .summary`);
+    await click(`${byTestId('page-row')}[data-method="initialize"] ${byTestId('page-add-server')}`);
+    await panel.waitForSelector(byTestId('page-add-result'));
+    expect(await panel.$eval(byTestId('page-add-result'), (el) => (el as HTMLElement).innerText)).toContain(
+      'Added as 127.0.0.1-sse',
+    );
+    const { body } = await daemon.api('GET', '/api/mcp/servers/127.0.0.1-sse');
+    expect(body.config).toMatchObject({ transport: 'sse', url: `${siteUrl}/sse` });
+    expect(Object.keys((body.config as { headers: object }).headers)).toEqual(['Authorization']);
+    expect((await daemon.api('POST', '/api/mcp/servers/127.0.0.1-sse/connect')).body).toMatchObject({
       status: 'connected',
     });
     await devtools.close();

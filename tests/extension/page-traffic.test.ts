@@ -262,6 +262,27 @@ describe('decoding the page MCP traffic', () => {
     expect(model.streamFor(initialize.channel)?.url).toBe('https://legacy.example.test/sse');
   });
 
+  it('names a legacy SSE stream DevTools kept no body of, by its /sse address, and no other', () => {
+    const stream = (url: string): HarEntryLike => ({
+      startedDateTime: STARTED,
+      time: 900,
+      request: { method: 'GET', url, headers: headers({ Accept: 'text/event-stream' }) },
+      response: {
+        status: 200,
+        headers: headers({ 'Content-Type': 'text/event-stream' }),
+        content: { mimeType: 'text/event-stream' },
+      },
+    });
+    const legacy = decodeHarEntry(stream('https://legacy.example.test/sse'), {});
+    expect(legacy).toMatchObject({
+      transport: 'sse',
+      endpoint: 'https://legacy.example.test/sse',
+      messages: [],
+    });
+    expect(legacy?.problems).toEqual([expect.stringMatching(/^DevTools gave no body for this event stream/)]);
+    expect(decodeHarEntry(stream('https://app.example.test/ticker'), { text: '' })).toBeNull();
+  });
+
   it('ignores what is not MCP: pages, JSON APIs, other JSON-RPC, other event streams', () => {
     const notMcp: Array<[HarEntryLike, HarContent]> = [
       [
