@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Frame } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { startDaemonForExtension } from './support/daemon.ts';
 import { launchWithDevTools, openMcpPanel } from './support/devtools.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { SCREENSHOT_DIR } from './support/paths.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
 /** The page's own MCP client: plain fetch, reading each answer whole (JSON or an event stream). */
@@ -211,7 +213,8 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
     await panel.evaluate(
       () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
     );
-    await devtools.screenshot({ path: '/tmp/page-traffic-view.png' });
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    await devtools.screenshot({ path: join(SCREENSHOT_DIR, 'devtools-page-traffic.png') });
 
     await click(`${byTestId('page-row')}[data-method="tools/call"] ${byTestId('page-add-server')}`);
     await panel.waitForSelector(byTestId('page-add-result'));
