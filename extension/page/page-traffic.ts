@@ -273,9 +273,8 @@ function endTime(started: string, time: number | undefined): string {
 export function decodeHarEntry(entry: HarEntryLike, content?: HarContent | null): DecodedEntry | null {
   try {
     return decode(entry, content);
-  } catch (error) {
+  } catch {
     // Nothing the page sends should get here; if it does, the entry is left out rather than the panel broken.
-    void error;
     return null;
   }
 }
@@ -583,8 +582,8 @@ export function exportedEntries(row: LogRow): Array<Record<string, unknown>> {
   const entries: RpcLogEntry[] = row.response ? [row.entry, row.response] : [row.entry];
   return entries.map((entry) => {
     const page = (entry as Partial<PageLogEntry>).page;
-    const { page: _omitted, ...rest } = entry as PageLogEntry;
-    void _omitted;
+    const rest: Record<string, unknown> = { ...entry };
+    delete rest.page;
     return {
       ...rest,
       ...(page && {
