@@ -6,6 +6,7 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useServersStore } from '../../extension/servers/servers-store';
+import type { StdioServerConfig } from '../../shared/servers';
 import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from '../daemon/helpers';
 import { pairWith } from './daemon-pairing';
 
@@ -28,7 +29,11 @@ beforeEach(async () => {
   }
 });
 
-const NO_SUCH_COMMAND = { transport: 'stdio', command: 'inspector-no-such-command', args: [] } as const;
+const NO_SUCH_COMMAND: StdioServerConfig = {
+  transport: 'stdio',
+  command: 'inspector-no-such-command',
+  args: [],
+};
 
 describe('servers store', () => {
   it("lists the daemon's servers and selects the first, and lets go of one removed elsewhere", async () => {
@@ -96,7 +101,7 @@ describe('servers store', () => {
     const { command, args } = everythingStdio();
     const imported = await servers.importJson({
       one: { command, args },
-      two: { command, args: [...args] },
+      two: { command, args: [...(args ?? [])] },
     });
     expect(imported.map((s) => s.id)).toEqual(['one', 'two']);
     expect(servers.selectedId).toBe('one');
