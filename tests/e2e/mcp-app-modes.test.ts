@@ -7,23 +7,19 @@
 import { join } from 'node:path';
 import type { Frame } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
-import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
-import { startDaemonForExtension } from './support/daemon.ts';
+import type { TestDaemon } from '../daemon/helpers.ts';
+import type { ExtensionBrowser } from './support/browser.ts';
+import {
+  CONTEXT_VIEWPORT as VIEWPORT,
+  openContextPanel,
+  showContextWidget,
+} from './support/context-panel.ts';
 import { byTestId } from './support/pages/dom.ts';
-import { PanelPage } from './support/pages/panel.ts';
+import type { PanelPage } from './support/pages/panel.ts';
 import type { WidgetView } from './support/pages/widget.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-widgets';
-const VIEWPORT = { width: 1400, height: 1000 };
-
-const CONTEXT_SERVER = {
-  transport: 'stdio',
-  command: process.execPath,
-  args: [...TSX_LOADER, join(FIXTURES, 'host-context-server.ts')],
-  cwd: ROOT,
-};
 
 /** The room the app was last told it has: `containerDimensions` as the page prints it. */
 async function room(frame: Frame): Promise<{ maxHeight: number; width?: number }> {
@@ -43,22 +39,9 @@ describe('Display modes of an MCP App in the panel', USER_FLOW, () => {
   const MARK = '__inspectorModesMark';
 
   beforeAll(async () => {
-    ext = await launchWithTestExtension();
-    daemon = await startDaemonForExtension();
-    const { status } = await daemon.api('PUT', '/api/mcp/servers/context', { config: CONTEXT_SERVER });
-    expect(status).toBe(201);
-    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.page.setViewport(VIEWPORT);
-    await panel.pairing.pair(daemon.url, daemon.token);
-    await panel.pairing.waitUntilPaired();
-    await panel.servers.connect('context');
+    ({ ext, daemon, panel } = await openContextPanel());
     widget = panel.widget;
-    await panel.tools.select('context-app');
-    await widget.markStale();
-    await panel.tools.run();
-    await panel.tools.result();
-    frame = await widget.frame('#theme');
-    await frame.waitForFunction(() => document.getElementById('theme')?.textContent !== '');
+    frame = await showContextWidget(panel, 'context-app');
     await frame.evaluate((mark) => ((window as unknown as Record<string, boolean>)[mark] = true), MARK);
   });
 

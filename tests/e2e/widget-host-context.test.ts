@@ -8,24 +8,15 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Frame, Page } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
-import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
-import { startDaemonForExtension } from './support/daemon.ts';
+import type { TestDaemon } from '../daemon/helpers.ts';
+import type { ExtensionBrowser } from './support/browser.ts';
+import { openContextPanel as openPanel, showContextWidget as showWidget } from './support/context-panel.ts';
 import { byTestId } from './support/pages/dom.ts';
-import { PanelPage } from './support/pages/panel.ts';
+import type { PanelPage } from './support/pages/panel.ts';
 import type { WidgetView } from './support/pages/widget.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-widgets';
-const VIEWPORT = { width: 1400, height: 1000 };
-
-const CONTEXT_SERVER = {
-  transport: 'stdio',
-  command: process.execPath,
-  args: [...TSX_LOADER, join(FIXTURES, 'host-context-server.ts')],
-  cwd: ROOT,
-};
-
 async function shot(page: Page, name: string): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
   await page.bringToFront();
@@ -39,31 +30,6 @@ async function widths(page: Page, frame: Frame): Promise<{ frame: number; pane: 
     return { frame: el.getBoundingClientRect().width, pane: stage.clientWidth };
   });
   return { ...outside, inside: await frame.evaluate(() => window.innerWidth) };
-}
-
-/** A browser with the extension, a daemon with the fixture registered, the panel paired at 1400 px. */
-async function openPanel(): Promise<{ ext: ExtensionBrowser; daemon: TestDaemon; panel: PanelPage }> {
-  const ext = await launchWithTestExtension();
-  const daemon = await startDaemonForExtension();
-  const { status } = await daemon.api('PUT', '/api/mcp/servers/context', { config: CONTEXT_SERVER });
-  expect(status).toBe(201);
-  const panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-  await panel.page.setViewport(VIEWPORT);
-  await panel.pairing.pair(daemon.url, daemon.token);
-  await panel.pairing.waitUntilPaired();
-  await panel.servers.connect('context');
-  return { ext, daemon, panel };
-}
-
-async function showWidget(panel: PanelPage, tool: string): Promise<Frame> {
-  const { widget } = panel;
-  await panel.tools.select(tool);
-  await widget.markStale();
-  await panel.tools.run();
-  await panel.tools.result();
-  const frame = await widget.frame('#theme');
-  await frame.waitForFunction(() => document.getElementById('theme')?.textContent !== '');
-  return frame;
 }
 
 describe('Host context of an Apps-SDK widget in the panel', USER_FLOW, () => {
