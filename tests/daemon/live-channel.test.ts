@@ -421,7 +421,7 @@ describe('slow clients', () => {
   it('closes a client that stops reading with 4008, keeps serving the others, and lets it resume', async () => {
     // Pings would end the paused client first: keep them out of the way. The limit holds a burst of
     // small messages written in one tick (a server record with its instructions is a few KiB) but not
-    // the 2 MiB ones below.
+    // the 256 KiB ones below.
     const d = await daemonWith(
       { everything: everythingStdio() },
       { sseMaxBufferedBytes: 64 * 1024, sseKeepaliveMs: 600_000 },
@@ -432,10 +432,11 @@ describe('slow clients', () => {
     const { bootId } = hello(slow);
     slow.ws.pause();
 
-    // Far more than the socket buffers between the two can hold (each call is logged twice).
-    const big = 'x'.repeat(2 * 1024 * 1024);
+    // Far more than the socket buffers between the two can hold (each call is logged twice: 32 MiB in
+    // all), in messages small enough that the steady client, reading, drains each before the next.
+    const big = 'x'.repeat(256 * 1024);
     let lastAnswer = 0;
-    for (let i = 0; i < 8; i++) lastAnswer = await echoSeen(d, steady, `${i} ${big}`);
+    for (let i = 0; i < 64; i++) lastAnswer = await echoSeen(d, steady, `${i} ${big}`);
 
     slow.ws.resume();
     expect(await slow.closed).toEqual({ code: 4008, reason: 'Too slow: resume with since' });
