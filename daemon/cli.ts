@@ -6,6 +6,7 @@ import { type DaemonOptions, defaultDataDir, defaultOptions } from './options.ts
 import { isLoopbackHost } from './security/host-check-middleware.ts';
 import { ConfigFileError, readConfigFile } from './servers/config-file.ts';
 import type { StoredServer } from './servers/registry-file.ts';
+import { tierUpEarly } from './tiering.ts';
 import { VERSION } from './version.ts';
 
 const USAGE = `Usage: inspector-daemon [--port N] [--host H] [--config FILE] [--data-dir DIR] [--token T] [--no-auth]
@@ -244,6 +245,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   }
 
   installLastResortHandlers((line) => console.error(line));
+  tierUpEarly(env);
   const port = new URL(url).port;
   // A daemon on every address is reached on this machine at the loopback one: the address to pair with.
   const wildcard = isWildcard(options.host);
