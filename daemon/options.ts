@@ -22,6 +22,10 @@ export interface DaemonOptions {
   elicitationTimeoutMs: number;
   logBufferSize: number;
   sseKeepaliveMs: number;
+  /**
+   * How far a log-stream or live-channel client may fall behind (bytes written but not yet taken) before
+   * it is dropped (4 MiB): room for a flood's burst while a busy tab or machine catches up, and a bound.
+   */
   sseMaxBufferedBytes: number;
   bodyLimitBytes: number;
   /** The largest JSON-RPC message a STDIO server may send (default 64 MiB); a longer one resets its connection. */
@@ -56,7 +60,7 @@ export function defaultOptions(overrides: Partial<DaemonOptions> = {}): DaemonOp
     elicitationTimeoutMs: 10 * 60_000,
     logBufferSize: 10_000,
     sseKeepaliveMs: 15_000,
-    sseMaxBufferedBytes: 1024 * 1024,
+    sseMaxBufferedBytes: 4 * 1024 * 1024,
     bodyLimitBytes: 4 * 1024 * 1024,
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     rateLimitPerMinute: 20_000,
