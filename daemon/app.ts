@@ -7,6 +7,7 @@ import express, { type Express } from 'express';
 import { apiNotFound, errorMiddleware, sendError } from './http/error-middleware.ts';
 import { jsonBody } from './http/json-body.ts';
 import { staticFiles } from './http/static-files.ts';
+import { under } from './http/under.ts';
 import { schemaCompiler } from './http/validate.ts';
 import { LogBus } from './logs/log-bus.ts';
 import { ClientManager } from './mcp/client-manager.ts';
@@ -123,7 +124,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const limiter = new AuthFailureLimiter({ limit: options.authFailuresPerMinute, windowMs: 60_000 });
   const api = express.Router();
-  api.use(widgetViewRouter(manager, widgets));
+  // The widget and server-feature routers sit at the API root; each is only walked by its own paths.
+  const widgetPaths = ['/resources/widget/', '/openai/'];
+  api.use(under(widgetPaths, widgetViewRouter(manager, widgets)));
   // Without a token, the Origin is all that tells a known page from anything else: it must be there.
   if (token === null) api.use(originMiddleware({ development, requireOrigin: true }));
   api.use(tokenMiddleware({ token, limiter }));
@@ -132,15 +135,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   if (rateLimiter) api.use(rateLimiter);
   api.use(jsonBody(options.bodyLimitBytes));
   api.use('/servers', serversRouter(manager, executions));
-  api.use(serverFeaturesRouter(manager));
+  api.use(under(['/servers/', '/completions/'], serverFeaturesRouter(manager)));
   api.use('/tools', toolsRouter(manager, executions));
   api.use('/tasks', tasksRouter(manager, executions));
   // At the API root: the widget routes span both families, /resources/widget… and /openai/widget….
   api.use(
-    widgetsRouter(manager, widgets, {
-      // The longest the daemon itself waits for one call: the tool time-out plus one unanswered elicitation.
-      callToolTimeoutMs: options.toolTimeoutMs + options.elicitationTimeoutMs,
-    }),
+    under(
+      widgetPaths,
+      widgetsRouter(manager, widgets, {
+        // The longest the daemon itself waits for one call: the tool time-out plus one unanswered elicitation.
+        callToolTimeoutMs: options.toolTimeoutMs + options.elicitationTimeoutMs,
+      }),
+    ),
   );
   api.use('/resources', resourcesRouter(manager));
   api.use('/prompts', promptsRouter(manager));

@@ -31,4 +31,13 @@ describe('the route map', () => {
       expect(response.status, route).toBeLessThan(500);
     }
   });
+
+  it('finds every route whatever the letter case of its path, as express routes match', async () => {
+    for (const route of ROUTE_NAMES) {
+      const { method, path } = routeRequest(route, { id: 'nobody' } as never);
+      const shouted = `/API/MCP${path.toUpperCase()}`;
+      const response = await d.api(method, shouted, method === 'GET' || method === 'DELETE' ? undefined : {});
+      expect(`${route} → ${response.status} ${JSON.stringify(response.body)}`).not.toMatch(/No API route/);
+    }
+  });
 });
