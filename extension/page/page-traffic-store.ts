@@ -1,9 +1,16 @@
 import { defineStore } from 'pinia';
-import { computed, markRaw, ref, shallowRef } from 'vue';
+import { computed, markRaw, reactive, ref, shallowRef } from 'vue';
 import type { RemoteServerConfig } from '../../shared/servers';
 import type { LogRow } from '../logs/log-pairing';
-import { useServersStore } from '../servers/servers-store';
+import { requireClient, useServersStore } from '../servers/servers-store';
 import { downloadJsonlFile, fileTime } from '../ui/download';
+import {
+  isReplayable,
+  type ReplayAnswer,
+  type ReplayMethod,
+  replayRequest,
+  serverForEndpoint,
+} from './page-replay';
 import {
   decodeHarEntry,
   exportedEntries,
@@ -126,6 +133,13 @@ export function carriedHeaders(headers: readonly HarHeader[]): Record<string, st
 export type ServerCandidate =
   { ok: true; name: string; config: RemoteServerConfig } | { ok: false; reason: string };
 
+/** Whether a row can be replayed through the daemon now, to which server, or why not. */
+export type ReplayTarget =
+  { ok: true; serverId: string; method: ReplayMethod } | { ok: false; reason: string; needsServer?: true };
+
+/** A replay of a row: running, or the daemon's answer. */
+export type ReplayState = { running: true } | ({ running: false; serverId: string } & ReplayAnswer);
+
 /** A registry id from the endpoint's host and path, unused so far. */
 export function serverIdFor(url: string, taken: ReadonlySet<string>): string {
   let base: string;
@@ -153,6 +167,9 @@ export const usePageTrafficStore = defineStore('page-traffic', () => {
   const model = markRaw(new PageTrafficModel(MAX_PAGE_ROWS));
   const revision = shallowRef(0);
   const filter = ref('');
+  /** Replays by row key: running, or the daemon's answer. */
+  const replays = reactive(new Map<number, ReplayState>());
+
   const event = devtoolsNetwork();
   /** Entries are added in the order they finished, whatever order their bodies are read in. */
   let queue: Promise<void> = Promise.resolve();
@@ -204,6 +221,13 @@ export const usePageTrafficStore = defineStore('page-traffic', () => {
 
   function clear(): void {
     model.clear();
+    replays.clear();
+    revision.value++;
+  }
+
+  /** Lists a message of a WebMCP call made from the panel, marked as WebMCP. */
+  function addWebMcp(direction: 'send' | 'receive', message: Record<string, unknown>, origin?: string): void {
+    model.addWebMcp(direction, message, origin);
     revision.value++;
   }
 
@@ -254,6 +278,38 @@ export const usePageTrafficStore = defineStore('page-traffic', () => {
     return id;
   }
 
+  /** Where "Replay through daemon" would send the row's request. */
+  function replayTarget(row: LogRow): ReplayTarget {
+    if (row.kind !== 'request' || !pageContext(row)?.http) return { ok: false, reason: '' };
+    if (!isReplayable(row.method))
+      return {
+        ok: false,
+        reason: `${row.method ?? 'This message'} is not replayed (only calls, reads, gets and lists).`,
+      };
+    const found = candidate(row);
+    if (!found.ok) return { ok: false, reason: found.reason };
+    const server = serverForEndpoint(useServersStore().servers, found.config.url);
+    if (!server)
+      return {
+        ok: false,
+        needsServer: true,
+        reason: `No server in the daemon has the address ${found.config.url}: add it as a server first.`,
+      };
+    return { ok: true, serverId: server.id, method: row.method };
+  }
+
+  /** Sends the row's request through the daemon to the endpoint's server; the answer is in `replays`. */
+  async function replay(row: LogRow): Promise<ReplayState> {
+    const target = replayTarget(row);
+    if (!target.ok) throw new Error(target.reason);
+    replays.set(row.key, { running: true });
+    const message = row.entry.message as Record<string, unknown>;
+    const answer = await replayRequest(requireClient(), target.serverId, target.method, message.params);
+    const state: ReplayState = { running: false, serverId: target.serverId, ...answer };
+    replays.set(row.key, state);
+    return state;
+  }
+
   return {
     available,
     model,
@@ -264,9 +320,13 @@ export const usePageTrafficStore = defineStore('page-traffic', () => {
     receive,
     settled,
     clear,
+    addWebMcp,
     exportJsonl,
     downloadJsonl,
     candidate,
     addAsServer,
+    replayTarget,
+    replays,
+    replay,
   };
 });

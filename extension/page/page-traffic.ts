@@ -447,10 +447,12 @@ function decode(entry: HarEntryLike, content?: HarContent | null): DecodedEntry 
 
 /** The HTTP side of a row's messages, kept on each log entry the model makes. */
 export interface PageContext {
-  /** The decoded HTTP exchange the message travelled in. */
-  http: DecodedEntry;
+  /** The decoded HTTP exchange the message travelled in; none for a WebMCP call. */
+  http?: DecodedEntry;
   /** A stand-in answer made for a request whose HTTP answer carried no JSON-RPC one. */
   synthetic?: true;
+  /** A call of one of the page's WebMCP tools, made from the panel: no HTTP, the page ran it. */
+  webmcp?: { origin?: string };
 }
 
 export type PageLogEntry = (RpcMessageEntry | RpcStderrEntry) & { page: PageContext };
@@ -568,6 +570,29 @@ export class PageTrafficModel {
     }
   }
 
+  /**
+   * A message of a WebMCP tool call the panel made in the page (`tools/call` as JSON-RPC, the panel's
+   * own id), listed with the page's traffic and marked as WebMCP.
+   */
+  addWebMcp(direction: 'send' | 'receive', message: Record<string, unknown>, origin?: string): void {
+    let host = 'page';
+    try {
+      if (origin) host = new URL(origin).host || origin;
+    } catch {
+      host = origin ?? 'page';
+    }
+    const entry: PageLogEntry = {
+      type: 'rpc',
+      seq: ++this.seq,
+      serverId: `WebMCP · ${host}`,
+      direction,
+      timestamp: new Date().toISOString(),
+      message,
+      page: { webmcp: { ...(origin !== undefined && { origin }) } },
+    };
+    this.log.add(entry);
+  }
+
   clear(): void {
     this.log.clear();
   }
@@ -586,7 +611,8 @@ export function exportedEntries(row: LogRow): Array<Record<string, unknown>> {
     delete rest.page;
     return {
       ...rest,
-      ...(page && {
+      ...(page?.webmcp && { webmcp: true }),
+      ...(page?.http && {
         http: {
           method: page.http.httpMethod,
           url: page.http.url,

@@ -483,9 +483,9 @@ describe('pairing the page traffic', () => {
       ['app.example.test/api/mcp', 'notification', 'notifications/progress', undefined, undefined],
       ['app.example.test/api/mcp (2)', 'request', 'tools/list', 'error', 42],
     ]);
-    expect(pageContext(rows[1] as never)?.http.answer).toBe('event-stream');
+    expect(pageContext(rows[1] as never)?.http?.answer).toBe('event-stream');
     // The initialize had no session header; its answer's one puts it in the session's channel.
-    expect(pageContext(rows[0] as never)?.http.channel).toBe(`${ENDPOINT}\n${SESSION}`);
+    expect(pageContext(rows[0] as never)?.http?.channel).toBe(`${ENDPOINT}\n${SESSION}`);
   });
 
   it('exports messages with their HTTP address and status, never headers', () => {
