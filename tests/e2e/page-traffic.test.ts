@@ -16,6 +16,7 @@ import { startDaemonForExtension } from './support/daemon.ts';
 import { launchWithDevTools, openMcpPanel } from './support/devtools.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { WebMcpView } from './support/pages/webmcp.ts';
 import { SCREENSHOT_DIR } from './support/paths.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
@@ -168,6 +169,8 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
     await tab.pairing.waitUntilPaired();
     await tab.page.waitForSelector(byTestId('tab-logs'));
     expect(await tab.page.$(byTestId('tab-page'))).toBeNull();
+    // Nor the page's WebMCP entry in the server list: there is no inspected page.
+    expect(await tab.page.$(byTestId('server-webmcp'))).toBeNull();
     await tab.close();
   });
 
@@ -177,6 +180,13 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
     const { devtools, panel } = await openMcpPanel(inspected, { width: 1000, height: 900 }, 'right');
     await panel.waitForSelector(byTestId('daemon-status'));
     const click = (sel: string) => panel.$eval(sel, (el) => (el as HTMLElement).click());
+    // This Chromium runs without the WebMCP feature: the page's entry says so plainly.
+    const webmcp = new WebMcpView(panel);
+    await webmcp.open();
+    const absent = await webmcp.stateText();
+    expect(absent.state).toBe('absent');
+    expect(absent.text).toContain('--enable-features=WebMCP');
+    expect(await webmcp.status()).toBe('no WebMCP');
     await click(byTestId('tab-page'));
     await panel.waitForSelector(byTestId('page-empty'));
 
@@ -226,6 +236,27 @@ describe("the Page view: the inspected page's MCP traffic in real DevTools", USE
     expect((await daemon.api('POST', '/api/mcp/servers/127.0.0.1-mcp/connect')).body).toMatchObject({
       status: 'connected',
     });
+
+    // The call, replayed through the daemon to the server just added, answers as it did to the page.
+    const call = `${byTestId('page-row')}[data-method="tools/call"]`;
+    await panel.waitForSelector(`${call} ${byTestId('page-replay-run')}`);
+    await click(`${call} ${byTestId('page-replay-run')}`);
+    await panel.waitForSelector(`${call} ${byTestId('page-replay')}:not([data-state="running"])`);
+    const replayed = await panel.$eval(`${call} ${byTestId('page-replay')}`, (el) => ({
+      state: el.getAttribute('data-state'),
+      verdict: el.querySelector('[data-testid="page-replay-verdict"]')?.textContent?.trim(),
+      original: el.querySelector('[data-testid="page-replay-original"]')?.textContent,
+      daemon: el.querySelector('[data-testid="page-replay-daemon"]')?.textContent,
+    }));
+    expect(replayed).toMatchObject({ state: 'ok', verdict: "Same answer as the page's." });
+    expect(replayed.original).toContain('waited 10 ms');
+    expect(replayed.daemon).toContain('waited 10 ms');
+    await devtools.bringToFront();
+    await panel.$eval(`${call} ${byTestId('page-replay')}`, (el) => el.scrollIntoView({ block: 'end' }));
+    await panel.evaluate(
+      () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+    );
+    await devtools.screenshot({ path: join(SCREENSHOT_DIR, 'devtools-page-replay.png') });
     await devtools.close();
     await inspected.close();
   });

@@ -3,11 +3,17 @@ import puppeteer from 'puppeteer';
 import { TEST_EXTENSION_DIR } from './paths.ts';
 import { type ExtensionBrowser, executablePath } from './browser.ts';
 
+export interface DevToolsLaunchOptions {
+  /** Blink features to turn on (`--enable-features`), such as `WebMCP` (off by default in Chromium). */
+  features?: string[];
+}
+
 /**
  * Headless Chromium with the test build of the extension, where DevTools windows are pages puppeteer can
  * drive (`handleDevToolsAsPage`): the MCP panel then runs inside real DevTools, docked beside the page.
  */
-export async function launchWithDevTools(): Promise<ExtensionBrowser> {
+export async function launchWithDevTools(options: DevToolsLaunchOptions = {}): Promise<ExtensionBrowser> {
+  const features = options.features ?? [];
   const browser = await puppeteer.launch({
     executablePath: executablePath(),
     headless: true,
@@ -15,7 +21,14 @@ export async function launchWithDevTools(): Promise<ExtensionBrowser> {
     enableExtensions: true,
     handleDevToolsAsPage: true,
     defaultViewport: null,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--no-first-run',
+      '--disable-sync',
+      ...(features.length > 0 ? [`--enable-features=${features.join(',')}`] : []),
+    ],
   });
   try {
     const extensionId = await browser.installExtension(TEST_EXTENSION_DIR);
