@@ -235,6 +235,16 @@ export const useWebMcpStore = defineStore('webmcp', () => {
   async function cancel(): Promise<void> {
     const target = run.value;
     if (target?.state !== 'running') return;
+    // Listed as the Logs view lists a cancel: the call's row then reads cancelled.
+    usePageTrafficStore().addWebMcp(
+      'send',
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: `webmcp-${target.callId}`, reason: 'Cancelled in the panel' },
+      },
+      target.origin,
+    );
     await ask({ op: 'cancel', id: target.callId }).catch(() => undefined);
     await poll();
   }

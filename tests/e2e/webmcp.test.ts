@@ -2,8 +2,8 @@
  * The inspected page's WebMCP tools in real DevTools, in Chromium started with `--enable-features=WebMCP`:
  * a page on loopback registers tools with `document.modelContext.registerTool`; the panel lists them as
  * "This page (WebMCP)" (name, description, schema, annotations), runs one in the page with the tool form
- * and shows its result, lists the call in the Page view marked as WebMCP, and follows the page as it
- * registers another tool and aborts the signal of one.
+ * and shows its result, cancels a call by aborting its signal, lists the calls in the Page view marked as
+ * WebMCP, and follows the page as it registers another tool, aborts the signal of one, and reloads.
  */
 import { createServer, type Server } from 'node:http';
 import { mkdir } from 'node:fs/promises';
@@ -37,6 +37,16 @@ context.registerTool({
   name: 'count-items',
   description: 'Counts the list items of the page',
   execute: () => String(document.querySelectorAll('li').length) + ' items',
+});
+context.registerTool({
+  name: 'slow',
+  description: 'Ends only when its call is cancelled',
+  execute: (args, client) => new Promise((resolve, reject) => {
+    client.signal.addEventListener('abort', () => {
+      window.slowAborted = true;
+      reject(new DOMException('stopped', 'AbortError'));
+    });
+  }),
 });
 const temporary = new AbortController();
 context.registerTool({
@@ -95,7 +105,7 @@ describe("the page's WebMCP tools in real DevTools", USER_FLOW, () => {
     await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
   });
 
-  it('lists the tools, runs one in the page, logs the call and follows the page adding and removing tools', async () => {
+  it('lists the tools, runs one in the page, cancels one, logs the calls, and follows the page adding, removing and reloading tools', async () => {
     const inspected = await ext.browser.newPage();
     await inspected.goto(`${siteUrl}/`);
     const { devtools, panel } = await openMcpPanel(inspected, { width: 1300, height: 1000 }, 'right');
@@ -103,8 +113,8 @@ describe("the page's WebMCP tools in real DevTools", USER_FLOW, () => {
     const webmcp = new WebMcpView(panel);
     await webmcp.open();
 
-    expect(await webmcp.waitForNames(['count-items', 'echo', 'temporary'])).toHaveLength(3);
-    expect(await webmcp.status()).toBe('3 tools');
+    expect(await webmcp.waitForNames(['count-items', 'echo', 'slow', 'temporary'])).toHaveLength(4);
+    expect(await webmcp.status()).toBe('4 tools');
     await webmcp.select('echo');
     const detail = await webmcp.detail();
     expect(detail.description).toBe('Echoes the message back, as the page heard it');
@@ -134,11 +144,19 @@ describe("the page's WebMCP tools in real DevTools", USER_FLOW, () => {
       'not an MCP tool result',
     );
 
+    // Cancel aborts the signal the page's tool was called with.
+    await webmcp.select('slow');
+    await panel.$eval(byTestId('webmcp-run'), (el) => (el as HTMLElement).click());
+    await panel.waitForSelector(`${byTestId('run-status')}[data-state="running"]`);
+    await panel.$eval(byTestId('run-cancel'), (el) => (el as HTMLElement).click());
+    await panel.waitForSelector(`${byTestId('run-status')}[data-state="cancelled"]`, { timeout: 20_000 });
+    expect(await inspected.evaluate('window.slowAborted')).toBe(true);
+
     // Live: a tool registered now shows; one whose signal the page aborts goes.
     await inspected.evaluate('window.addLater()');
-    await webmcp.waitForNames(['added-later', 'count-items', 'echo', 'temporary']);
+    await webmcp.waitForNames(['added-later', 'count-items', 'echo', 'slow', 'temporary']);
     await inspected.evaluate('window.removeTemporary()');
-    await webmcp.waitForNames(['added-later', 'count-items', 'echo']);
+    await webmcp.waitForNames(['added-later', 'count-items', 'echo', 'slow']);
 
     // Each call is in the Page view, marked as WebMCP, paired with its answer.
     await panel.$eval(byTestId('tab-page'), (el) => (el as HTMLElement).click());
@@ -146,11 +164,18 @@ describe("the page's WebMCP tools in real DevTools", USER_FLOW, () => {
     expect(await pageRows(panel)).toEqual([
       ['request', 'tools/call', 'ok', 'true'],
       ['request', 'tools/call', 'ok', 'true'],
+      ['request', 'tools/call', 'cancelled', 'true'],
+      ['notification', 'notifications/cancelled', '', 'true'],
     ]);
     await panel.$eval(`${byTestId('page-row')} .summary`, (el) => (el as HTMLElement).click());
     expect(await panel.$eval(byTestId('page-row'), (el) => (el as HTMLElement).innerText)).toContain(
       'hello from the panel',
     );
+
+    // A new document (the page reloads): its tools are those it registers at load, asked afresh.
+    await panel.$eval(byTestId('tab-tools'), (el) => (el as HTMLElement).click());
+    await inspected.reload();
+    await webmcp.waitForNames(['count-items', 'echo', 'slow', 'temporary']);
     await devtools.close();
     await inspected.close();
   });

@@ -155,5 +155,10 @@ describe('the WebMCP store', () => {
       expect(webmcp.run?.state).toBe('cancelled');
     });
     expect(signal?.aborted).toBe(true);
+    // The Page view lists the call cancelled, and the cancel itself.
+    expect(usePageTrafficStore().visibleRows.map((row) => [row.method, row.status])).toEqual([
+      ['tools/call', 'cancelled'],
+      ['notifications/cancelled', undefined],
+    ]);
   });
 });
