@@ -61,6 +61,8 @@ export const useWebMcpStore = defineStore('webmcp', () => {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let polling = false;
   let inFlight: Promise<void> | null = null;
+  /** Polls in a row the page could not answer: one is forgiven (the page was between documents). */
+  let failures = 0;
 
   const filtered = computed(() => {
     const q = query.value.trim().toLowerCase();
@@ -135,9 +137,12 @@ export const useWebMcpStore = defineStore('webmcp', () => {
       try {
         raw = await ask({ op: 'poll', version });
       } catch (error) {
-        fail(`The inspected page cannot be asked for its WebMCP tools: ${(error as Error).message}`);
+        failures++;
+        if (failures > 1 || state.value === 'checking')
+          fail(`The inspected page cannot be asked for its WebMCP tools: ${(error as Error).message}`);
         return;
       }
+      failures = 0;
       const answer = readPollAnswer(raw);
       if (!answer) {
         fail('The page answered something that is not the panel’s WebMCP agent (did the page replace it?).');

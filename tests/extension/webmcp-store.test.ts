@@ -8,7 +8,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { usePageTrafficStore } from '../../extension/page/page-traffic-store';
 import { pageContext } from '../../extension/page/page-traffic';
 import { useWebMcpStore } from '../../extension/webmcp/webmcp-store';
-import { installModelContext, StandInModelContext, stubInspectedWindow } from './webmcp-stand-in';
+import {
+  evaluateInPage,
+  installModelContext,
+  StandInModelContext,
+  stubInspectedWindow,
+} from './webmcp-stand-in';
 
 beforeEach(() => {
   setActivePinia(createPinia());
@@ -53,6 +58,27 @@ describe('the WebMCP store', () => {
     await failing.poll();
     expect(failing.state).toBe('failed');
     expect(failing.reason).toContain('Cannot access a chrome:// URL');
+
+    // Once listing, one poll the page cannot answer (it is between documents) is forgiven; two are not.
+    let down = false;
+    stubInspectedWindow((expression) => {
+      if (down) throw new Error('Inspected frame has gone');
+      return evaluateInPage(expression);
+    });
+    installModelContext(new StandInModelContext());
+    setActivePinia(createPinia());
+    const flaky = useWebMcpStore();
+    await flaky.poll();
+    expect(flaky.state).toBe('ready');
+    down = true;
+    await flaky.poll();
+    expect(flaky.state).toBe('ready');
+    await flaky.poll();
+    expect(flaky.state).toBe('failed');
+    expect(flaky.reason).toContain('Inspected frame has gone');
+    down = false;
+    await flaky.poll();
+    expect(flaky.state).toBe('ready');
 
     // Something that is not the agent's answer (the page replaced the agent).
     stubInspectedWindow(() => ({ webmcp: true, tools: 'all of them' }));
