@@ -10,17 +10,39 @@ export function originPattern(url: string): string {
 
 const exactPattern = (url: string): string => `${new URL(url).origin}/*`;
 
+/**
+ * The host patterns the extension holds, kept current. Firefox grants a permission only while the
+ * user's click is being handled: once pairing has waited for a reply from the browser (as
+ * `permissions.contains` takes), `permissions.request` fails there. Known grants answer at once, so the
+ * request, when one is needed, is still made from the click. Undefined until the browser has answered.
+ */
+function grantedHosts(): (url: string) => boolean | undefined {
+  let origins: Set<string> | undefined;
+  const load = (): void => {
+    void browser.permissions.getAll().then((all) => {
+      origins = new Set(all.origins ?? []);
+    });
+  };
+  load();
+  browser.permissions.onAdded.addListener(load);
+  browser.permissions.onRemoved.addListener(load);
+  return (url) =>
+    origins &&
+    (origins.has(exactPattern(url)) || origins.has(originPattern(url)) || origins.has('<all_urls>'));
+}
+
 export function extensionPlatform(): Platform {
+  const granted = grantedHosts();
   return {
     kind: 'extension',
     store: extensionStore(),
     defaultDaemonUrl: 'http://127.0.0.1:6274',
     widgetSandboxUrl: browser.runtime.getURL('/sandbox.html'),
     async hasHostAccess(url) {
-      return browser.permissions.contains({ origins: [exactPattern(url)] });
+      return granted(url) ?? browser.permissions.contains({ origins: [exactPattern(url)] });
     },
     async requestHostAccess(url) {
-      // Chrome asks the user; it needs a user gesture, which the Connect click is.
+      // The browser asks the user; it needs a user gesture, which the Connect click is.
       try {
         return await browser.permissions.request({ origins: [originPattern(url)] });
       } catch {
