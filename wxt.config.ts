@@ -13,8 +13,11 @@ const OTHER_DAEMON_PORTS = ['http://127.0.0.1/*', 'http://localhost/*'];
  */
 const TEST_BUILD = process.env.INSPECTOR_TEST_BUILD === '1';
 
+/** The Firefox add-on's id (`browser_specific_settings.gecko.id`). */
+export const FIREFOX_ADDON_ID = 'mcp-inspector@inspector-daemon';
+
 /**
- * The policy of the widget sandbox page (entrypoints/sandbox), which becomes the widget's document:
+ * The policy of the widget sandbox page (public/sandbox.html), which becomes the widget's document:
  * the floor under the policy each widget page carries in a `<meta>` (the daemon's Apps-SDK policy, or
  * the one an MCP App's declared domains make), which then narrows it further. `sandbox allow-scripts`
  * only: an opaque origin, and no popups, top navigation, forms or modal dialogs. Host sources stay open
@@ -45,19 +48,33 @@ export default defineConfig({
   // (npm ci, then npx wxt build -b firefox): the extension, shared/ and the build files, not the daemon.
   zip: { excludeSources: ['bin/**', 'daemon/**', 'dist/**', 'docs/**', 'scripts/**', 'tests/**'] },
   ...(TEST_BUILD && { outDirTemplate: 'test-{{browser}}-mv{{manifestVersion}}{{modeSuffix}}' }),
-  manifest: ({ manifestVersion }) => ({
+  // Manifest V3 for Firefox too (wxt would build V2 for it): the same permissions model in both browsers.
+  manifestVersion: 3,
+  manifest: ({ browser }) => ({
     name: 'MCP Inspector',
     description: 'Inspect and exercise MCP servers from DevTools, through the local inspector-daemon.',
     permissions: ['storage'],
     host_permissions: TEST_BUILD ? OTHER_DAEMON_PORTS : DAEMON_HOST_PERMISSIONS,
-    ...(manifestVersion === 3
-      ? { optional_host_permissions: OTHER_DAEMON_PORTS, content_security_policy: { sandbox: SANDBOX_CSP } }
-      : // Manifest V2 (the Firefox build) names optional hosts among optional_permissions, and has no
-        // sandbox pages, nor a sandbox policy: its sandbox page keeps the default extension page policy.
-        // addons.mozilla.org asks every extension what data it collects: none, it talks to the daemon only.
+    optional_host_permissions: OTHER_DAEMON_PORTS,
+    ...(browser === 'firefox'
+      ? // Firefox has no sandbox pages nor a sandbox policy: the widget frame's sandbox attribute alone
+        // makes sandbox.html an opaque origin, which Firefox then gives neither the extension's policy nor
+        // its APIs (WidgetFrame.vue). A fixed id: addons.mozilla.org signs Manifest V3 add-ons only with
+        // one, and storage stays the same across temporary installs. It also asks every extension what
+        // data it collects: none, it talks to the daemon only (a key Firefox reads from 140 on).
         {
-          optional_permissions: OTHER_DAEMON_PORTS,
-          browser_specific_settings: { gecko: { data_collection_permissions: { required: ['none'] } } },
-        }),
+          // Firefox's default policy for extension pages upgrades insecure requests, and so turns the
+          // live channel's ws:// into a wss:// the daemon does not speak; this one keeps scripts as strict.
+          content_security_policy: { extension_pages: "script-src 'self'" },
+          browser_specific_settings: {
+            gecko: {
+              id: FIREFOX_ADDON_ID,
+              strict_min_version: '140.0',
+              data_collection_permissions: { required: ['none'] },
+            },
+          },
+        }
+      : // The widget sandbox page (public/sandbox.html): an opaque origin under SANDBOX_CSP.
+        { sandbox: { pages: ['sandbox.html'] }, content_security_policy: { sandbox: SANDBOX_CSP } }),
   }),
 });

@@ -11,7 +11,7 @@ export interface Platform {
   requestHostAccess(url: string): Promise<boolean>;
   hasHostAccess(url: string): Promise<boolean>;
   /**
-   * The extension's widget sandbox page (manifest `sandbox.pages`), where widget HTML is rendered. The
+   * The extension's widget sandbox page (public/sandbox.html), where widget HTML is rendered. The
    * web page has none and renders widgets in a `srcdoc` frame with `sandbox="allow-scripts"`.
    */
   widgetSandboxUrl?: string;
