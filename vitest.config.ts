@@ -56,6 +56,20 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      {
+        extends: true,
+        // Debian's firefox-esr over WebDriver BiDi drives the Firefox zip (npm run zip's), made once by the
+        // global setup; one file at a time.
+        test: {
+          name: 'firefox',
+          include: ['tests/firefox/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          globalSetup: ['tests/firefox/support/build.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });
