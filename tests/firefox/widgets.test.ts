@@ -211,3 +211,73 @@ describe('the Firefox build: Apps-SDK widgets in the panel', USER_FLOW, () => {
     await firefoxScreenshot(panel.page, 'firefox-widget-hostile');
   });
 });
+
+// The MCP Apps fixture in a browser and daemon of their own: the same sandbox page, the MCP Apps bridge.
+describe('the Firefox build: MCP Apps in the panel', USER_FLOW, () => {
+  let ext: FirefoxExtension;
+  let daemon: TestDaemon;
+  let panel: PanelPage;
+  let widget: WidgetView;
+
+  beforeAll(async () => {
+    ext = await launchFirefoxWithExtension();
+    daemon = await startDaemonForExtension();
+    const config = {
+      transport: 'stdio',
+      command: process.execPath,
+      args: [...TSX_LOADER, join(FIXTURES, 'mcp-app-server.ts')],
+      cwd: ROOT,
+    };
+    expect((await daemon.api('PUT', '/api/mcp/servers/apps', { config })).status).toBe(201);
+    const page = await openExtensionPage(
+      ext.browser,
+      ext.pageUrl('devtools-panel.html'),
+      byTestId('pair-url'),
+    );
+    panel = new PanelPage(page);
+    widget = panel.widget;
+    await panel.pairing.pair(daemon.url, daemon.token);
+    await panel.pairing.waitUntilPaired();
+    await panel.servers.connect('apps');
+  });
+
+  afterAll(async () => {
+    await ext?.browser.close();
+    await daemon?.close();
+  });
+
+  it('renders the app of show-greeting, which completes the handshake and gets the tool input and result', async () => {
+    await runWidgetTool(panel, 'show-greeting', { name: 'Ada' });
+    expect(await panel.tools.resultWith('Hello, Ada!')).toContain('Hello, Ada!');
+    const frame = await panel.page.$eval(byTestId('widget-frame'), (el) => ({
+      kind: el.getAttribute('data-kind'),
+      src: el.getAttribute('src'),
+      sandbox: el.getAttribute('sandbox'),
+    }));
+    expect(frame).toEqual({ kind: 'mcp-app', src: ext.pageUrl('sandbox.html'), sandbox: 'allow-scripts' });
+    await widget.waitForMessage('in', 'ui/notifications/size-changed');
+    const types = (await widget.waitForMessage('out', 'ui/notifications/tool-result')).map(
+      (m) => `${m.direction} ${m.type}`,
+    );
+    expect(types.slice(0, 3)).toEqual([
+      'in ui/initialize',
+      'out ui/initialize:result',
+      'in ui/notifications/initialized',
+    ]);
+    expect(types).toEqual(expect.arrayContaining(['out ui/notifications/tool-input']));
+  });
+
+  it("relays the app's tools/call add (its first button) to the daemon and answers the app", async () => {
+    await pressFirstButton(panel);
+    await widget.waitForMessage('out', 'tools/call:result');
+    expect(await widget.expandLast('tools/call')).toMatchObject({
+      method: 'tools/call',
+      params: { name: 'add', arguments: { a: 2, b: 3 } },
+    });
+    expect(await widget.expandLast('tools/call:result')).toMatchObject({
+      result: { structuredContent: { sum: 5 } },
+    });
+    await widget.collapseMessages();
+    await firefoxScreenshot(panel.page, 'firefox-mcp-app');
+  });
+});
