@@ -13,7 +13,7 @@ import { firefoxScreenshot } from './support/screenshot.ts';
 
 // Firefox with the Firefox build and one daemon go through the core flow step by step: each test starts
 // where the one before it stopped.
-describe('the Firefox build: panel and popup', USER_FLOW, () => {
+describe('the Firefox build: panel, popup and options page', USER_FLOW, () => {
   let ext: FirefoxExtension;
   let daemon: TestDaemon;
   let panel: PanelPage;
@@ -107,5 +107,13 @@ describe('the Firefox build: panel and popup', USER_FLOW, () => {
     expect(await popup.resultWith(`Echo: ${message}, in the popup`)).toContain('in the popup');
     expect(await popup.runState()).toBe('completed');
     await firefoxScreenshot(page, 'firefox-popup-echo');
+  });
+
+  it('shows the pairing on the options page, which pairs again with the same daemon', async () => {
+    const page = await openExtensionPage(ext.browser, ext.pageUrl('options.html'), byTestId('pair-url'));
+    const options = new PanelPage(page);
+    expect(await options.pairing.url()).toBe(daemon.url);
+    await options.pairing.pair(daemon.url, daemon.token);
+    expect(await options.pairing.ok()).toContain('Paired');
   });
 });
