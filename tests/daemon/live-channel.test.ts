@@ -419,12 +419,12 @@ describe('elicitation', () => {
 
 describe('slow clients', () => {
   it('closes a client that stops reading with 4008, keeps serving the others, and lets it resume', async () => {
-    // Pings would end the paused client first: keep them out of the way. The limit holds a burst of
-    // small messages written in one tick (a server record with its instructions is a few KiB) but not
-    // the 256 KiB ones below.
+    // Pings would end the paused client first: keep them out of the way. The limit is four of the
+    // 256 KiB entries below: room for the steady client when a loaded machine delays its reading for a
+    // moment, and a small part of the 32 MiB the paused client is sent.
     const d = await daemonWith(
       { everything: everythingStdio() },
-      { sseMaxBufferedBytes: 64 * 1024, sseKeepaliveMs: 600_000 },
+      { sseMaxBufferedBytes: 1024 * 1024, sseKeepaliveMs: 600_000 },
     );
     const steady = await live(d);
     const slow = await live(d);
