@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import type { ExitInfo } from './transports/stdio-transport.ts';
@@ -61,6 +61,9 @@ export function failureText(error: unknown): string {
 function httpStatusOf(error: unknown, text: string): number | undefined {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'number' && code >= 100 && code < 600) return code;
+  // The SDK's HTTP errors carry the status as data.
+  const status = (error as { data?: { status?: unknown } }).data?.status;
+  if (typeof status === 'number' && status >= 100 && status < 600) return status;
   const match = /\b(?:status code|HTTP) \(?(\d{3})\)?/i.exec(text);
   return match ? Number(match[1]) : undefined;
 }
@@ -94,11 +97,8 @@ export function explainConnectError(
   stdio?: StdioOutcome,
 ): UpstreamError {
   const text = errorText(error);
-  // The SDK's own time-out carries `{ timeout }` as data; a server's error with the same code does not.
-  const sdkTimeout =
-    error instanceof McpError &&
-    error.code === ErrorCode.RequestTimeout &&
-    typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number';
+  // The SDK's own time-out: an error of the SDK's, never an answer from the server.
+  const sdkTimeout = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
   if (sdkTimeout) {
     return new UpstreamError(
       `No answer to the MCP initialize request within ${timeoutMs / 1000} s: is it an MCP server, and is the transport right?${strayStdoutSuffix(stdio?.strayStdoutTail)}`,

@@ -1,16 +1,16 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
+  Client,
   CreateMessageResult,
   ElicitResult,
   JSONRPCNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+  RequestOptions,
+  Transport,
+} from '@modelcontextprotocol/client';
 import type { JsonObject, LoggingLevel, ToolsListResponse } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
 import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
-import { UpstreamError } from '../errors.ts';
+import { McpError, UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
@@ -92,11 +92,14 @@ interface CloseReason {
 
 /** The SDK's rejection of every pending request when a connection ends. */
 function isConnectionClosed(error: unknown): boolean {
-  return (
-    error instanceof sdk().McpError &&
-    error.code === sdk().ErrorCode.ConnectionClosed &&
-    error.message.endsWith('Connection closed')
-  );
+  const { SdkError, SdkErrorCode } = sdk();
+  return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
+}
+
+/** The SDK's own time-out of a request: the server did not answer in time, which proves nothing. */
+function isTimeout(error: unknown): boolean {
+  const { SdkError, SdkErrorCode } = sdk();
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 /**
@@ -104,7 +107,40 @@ function isConnectionClosed(error: unknown): boolean {
  * server's error answer (even "method not found") and our own time-out prove nothing either way.
  */
 function unreachable(error: unknown): boolean {
-  return !(error instanceof sdk().McpError) || isConnectionClosed(error);
+  return !(error instanceof sdk().ProtocolError) && !isTimeout(error);
+}
+
+/** The JSON-RPC code the daemon has always reported for a request the server did not answer in time. */
+const REQUEST_TIMEOUT_CODE = -32001;
+
+/**
+ * The SDK's failures that are not a broken transport: the call failed, the connection is fine. Said
+ * with the SDK's word for them (`INVALID_RESULT`, `METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION`…).
+ */
+const CALL_FAILURES: ReadonlySet<string> = new Set([
+  'CAPABILITY_NOT_SUPPORTED',
+  'INVALID_RESULT',
+  'UNSUPPORTED_RESULT_TYPE',
+  'INPUT_REQUIRED_ROUNDS_EXCEEDED',
+  'LIST_PAGINATION_EXCEEDED',
+  'METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION',
+]);
+
+/**
+ * A failed request in the daemon's terms: the server's error answer becomes an McpError (its code,
+ * message and data, as the routes report them), the SDK's time-out the -32001 it always was, and a
+ * call the SDK refused an UpstreamError naming why. Anything else is left as it is: a transport failure.
+ */
+function answered(error: unknown): McpError | UpstreamError | undefined {
+  const { ProtocolError, SdkError } = sdk();
+  if (error instanceof ProtocolError) return new McpError(error.code, error.message, error.data);
+  if (isTimeout(error)) {
+    return new McpError(REQUEST_TIMEOUT_CODE, 'Request timed out', (error as { data?: unknown }).data);
+  }
+  if (error instanceof SdkError && CALL_FAILURES.has(error.code)) {
+    return new UpstreamError(error.message, error.code, error.data);
+  }
+  return undefined;
 }
 
 /** One registered MCP server and its pooled SDK client, connected lazily and re-established after a drop. */
@@ -245,9 +281,30 @@ export class ServerConnection {
   /**
    * tools/call through the generic request path: the SDK's callTool would validate structuredContent
    * against the outputSchema and throw, but the inspector must show the server's result as it is.
+   * With `task` the tool runs as an MCP task (2025-11-25): the answer is the created task.
    */
-  callTool(name: string, args: JsonObject, options: RequestOptions): Promise<Raw> {
-    return this.request('tools/call', { name, arguments: args }, options);
+  callTool(name: string, args: JsonObject, options: RequestOptions, task?: JsonObject): Promise<Raw> {
+    return this.request('tools/call', { name, arguments: args, ...(task && { task }) }, options);
+  }
+
+  /** `tasks/get`: the task as the server describes it. */
+  getTask(taskId: string, options?: RequestOptions): Promise<Raw> {
+    return this.request('tasks/get', { taskId }, options);
+  }
+
+  /** `tasks/result`: the task's result as the server sent it, waited for while the task runs. */
+  getTaskResult(taskId: string, options?: RequestOptions): Promise<Raw> {
+    return this.request('tasks/result', { taskId }, options);
+  }
+
+  /** `tasks/list`: one page of the server's tasks. */
+  listTasks(cursor?: string, options?: RequestOptions): Promise<Raw> {
+    return this.request('tasks/list', cursor ? { cursor } : {}, options);
+  }
+
+  /** `tasks/cancel`: the task as it is once cancelled. */
+  cancelTask(taskId: string, options?: RequestOptions): Promise<Raw> {
+    return this.request('tasks/cancel', { taskId }, options);
   }
 
   async listAll(method: string, key: string): Promise<{ items: Raw[]; rest: Raw }> {
@@ -273,18 +330,6 @@ export class ServerConnection {
     );
   }
 
-  /**
-   * The SDK's experimental task methods (`tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result`),
-   * with the failures of a request explained as for any other. `tasks/result` is given the
-   * pass-through schema: a task's result is shown as the server sent it.
-   */
-  tasks<T>(
-    call: (tasks: Client['experimental']['tasks'], anyResult: typeof ClientRuntime.ANY_RESULT) => Promise<T>,
-    options?: RequestOptions,
-  ): Promise<T> {
-    return this.withClient((client) => call(client.experimental.tasks, sdk().ANY_RESULT), options);
-  }
-
   private async withClient<T>(call: (client: Client) => Promise<T>, options?: RequestOptions): Promise<T> {
     const client = await this.ensureConnected();
     try {
@@ -294,7 +339,9 @@ export class ServerConnection {
       // The SDK rejects what is pending with a bare "Connection closed" when the connection ends.
       const closed = isConnectionClosed(error) ? this.closeReasons.get(client) : undefined;
       if (closed) throw new UpstreamError(closed.message, closed.code, closed.data);
-      if (error instanceof sdk().McpError || error instanceof UpstreamError) throw error;
+      if (error instanceof UpstreamError) throw error;
+      const failed = answered(error);
+      if (failed) throw failed;
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
       const { reason, duringCall } = this.lost(redact(sdk().failureText(error), this.secrets));
       await this.dropAfterFailure(client, reason, duringCall);
@@ -304,16 +351,8 @@ export class ServerConnection {
 
   private async connect(): Promise<Client> {
     this.setStatus('connecting');
-    const {
-      Client,
-      CreateMessageRequestSchema,
-      ElicitRequestSchema,
-      ListRootsRequestSchema,
-      createTransport,
-      explainConnectError,
-      LoggingTransport,
-      StdioTransport,
-    } = await loadClientRuntime();
+    const { Client, createTransport, explainConnectError, LoggingTransport, StdioTransport } =
+      await loadClientRuntime();
     const client = new Client(CLIENT_INFO, {
       capabilities: {
         elicitation: { form: { applyDefaults: true }, url: {} },
@@ -324,20 +363,20 @@ export class ServerConnection {
         extensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_CAPABILITY },
       },
     });
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      this.deps.onElicitation(this.id, request.params as JsonObject, extra.signal),
+    client.setRequestHandler('elicitation/create', (request, ctx) =>
+      this.deps.onElicitation(this.id, request.params as JsonObject, ctx.mcpReq.signal),
     );
     client.setRequestHandler(
-      CreateMessageRequestSchema,
+      'sampling/createMessage',
       // The reply was checked against CreateMessageResult when the person sent it (respond).
-      (request, extra) =>
+      (request, ctx) =>
         this.deps.onSampling(
           this.id,
           request.params as JsonObject,
-          extra.signal,
+          ctx.mcpReq.signal,
         ) as Promise<CreateMessageResult>,
     );
-    client.setRequestHandler(ListRootsRequestSchema, () => ({
+    client.setRequestHandler('roots/list', () => ({
       roots: this.roots.map((root) => ({ ...root })),
     }));
     // Most notifications are taken before the SDK sees them (divertNotification); the rest end here.
@@ -394,12 +433,13 @@ export class ServerConnection {
     };
     client.onerror = (error) => this.onTransportError(client, error);
     this.client = client;
+    const protocolVersion = client.getNegotiatedProtocolVersion() ?? transport.protocolVersion;
     this.initResult = {
       ...(client.getServerVersion() && {
         serverInfo: client.getServerVersion() as ServerRecord['serverInfo'],
       }),
       ...(client.getServerCapabilities() && { capabilities: client.getServerCapabilities() as JsonObject }),
-      ...(transport.protocolVersion && { protocolVersion: transport.protocolVersion }),
+      ...(protocolVersion && { protocolVersion }),
       ...(client.getInstructions() && { instructions: client.getInstructions() }),
     };
     if (this.loggingLevel && client.getServerCapabilities()?.logging) {

@@ -1,5 +1,10 @@
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  JSONRPCMessage,
+  JSONRPCNotification,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/client';
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../../../shared/json-depth.ts';
 
 export type MessageLogger = (direction: 'send' | 'receive', message: JSONRPCMessage) => void;
@@ -9,6 +14,10 @@ export type NotificationDivert = (notification: JSONRPCNotification) => boolean;
 
 /** The `data` of the error that stands in for a server's message nested too deep to pass on. */
 export const TOO_DEEP_DATA = { reason: 'message-too-deep', limit: MAX_MESSAGE_DEPTH } as const;
+
+/** JSON-RPC's error codes, as numbers: this module is loaded before the SDK is. */
+const INTERNAL_ERROR = -32603;
+const INVALID_REQUEST = -32600;
 
 const TOO_DEEP_TEXT = `nests objects and arrays more than ${MAX_MESSAGE_DEPTH} levels deep, more than the daemon passes on`;
 
@@ -29,8 +38,8 @@ export function tooDeepPlaceholder(message: JSONRPCMessage): JSONRPCMessage {
 export class LoggingTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  /** The protocol version the client negotiated during initialize. */
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** The protocol version the client negotiated (initialize, or server/discover on a modern server). */
   protocolVersion?: string;
 
   constructor(
@@ -38,13 +47,18 @@ export class LoggingTransport implements Transport {
     private readonly log: MessageLogger,
     private readonly divert?: NotificationDivert,
   ) {
-    inner.onmessage = (message) => this.receive(message);
+    inner.onmessage = (message, extra) => this.receive(message, extra);
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
   }
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
+  }
+
+  /** Whether each request has a stream of its own (Streamable HTTP at the modern era). */
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
   }
 
   start(): Promise<void> {
@@ -65,14 +79,18 @@ export class LoggingTransport implements Transport {
     this.inner.setProtocolVersion?.(version);
   }
 
-  private receive(message: JSONRPCMessage): void {
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
+  }
+
+  private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (exceedsDepth(message, MAX_MESSAGE_DEPTH)) {
       this.log('receive', tooDeepPlaceholder(message));
       this.refuseTooDeep(message);
       return;
     }
     this.log('receive', message);
-    this.deliver(message);
+    this.deliver(message, extra);
   }
 
   /**
@@ -87,7 +105,7 @@ export class LoggingTransport implements Transport {
         jsonrpc: '2.0',
         id: message.id,
         error: {
-          code: ErrorCode.InternalError,
+          code: INTERNAL_ERROR,
           message: `The server's response ${TOO_DEEP_TEXT}`,
           data: TOO_DEEP_DATA,
         },
@@ -96,18 +114,19 @@ export class LoggingTransport implements Transport {
       const answer: JSONRPCMessage = {
         jsonrpc: '2.0',
         id: message.id,
-        error: { code: ErrorCode.InvalidRequest, message: `The request ${TOO_DEEP_TEXT}` },
+        error: { code: INVALID_REQUEST, message: `The request ${TOO_DEEP_TEXT}` },
       };
       this.log('send', answer);
       this.inner.send(answer).catch((error: unknown) => this.onerror?.(error as Error));
     }
   }
 
-  private deliver(message: JSONRPCMessage): void {
+  private deliver(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     // The SDK handles notifications a microtask later but responses at once, and a response drops its
     // request's progress handler: a final progress read in the same chunk as the result would be lost
     // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order.
-    if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message));
-    else if ('id' in message || !this.divert?.(message as JSONRPCNotification)) this.onmessage?.(message);
+    if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message, extra));
+    else if ('id' in message || !this.divert?.(message as JSONRPCNotification))
+      this.onmessage?.(message, extra);
   }
 }
