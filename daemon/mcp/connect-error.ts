@@ -97,6 +97,26 @@ export function explainConnectError(
   stdio?: StdioOutcome,
 ): UpstreamError {
   const text = errorText(error);
+  // Said only when nothing more telling (a refused connection, an exit, an HTTP status) explains it.
+  const eraFailure = (): UpstreamError | undefined => {
+    if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)) return undefined;
+    const era = config.era ?? 'auto';
+    const advice =
+      era === 'modern'
+        ? 'its era is set to "modern" (2026-07-28 only): set it to "auto" or "legacy" for a server that only initializes'
+        : 'set its era to "legacy" to skip the server/discover probe';
+    return new UpstreamError(
+      `The server and the daemon found no MCP protocol version in common (${text.trim()}); ${advice}.`,
+      'ERA_NEGOTIATION_FAILED',
+    );
+  };
+  // The server answered the probe, but not with a version the setting allows: nothing else explains it
+  // (a STDIO server stopped by the failed connect must not be blamed for exiting).
+  const broken = /connection closed|fetch failed|ECONN|ENOTFOUND|EAI_AGAIN/i.test(text);
+  if (!broken) {
+    const failure = eraFailure();
+    if (failure) return failure;
+  }
   // The SDK's own time-out: an error of the SDK's, never an answer from the server.
   const sdkTimeout = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
   if (sdkTimeout) {
@@ -128,7 +148,7 @@ export function explainConnectError(
         { exitCode: stdio.exit.code, signal: stdio.exit.signal },
       );
     }
-    return new UpstreamError(`Could not start ${command}: ${text.trim()}`, 'CONNECT_FAILED');
+    return eraFailure() ?? new UpstreamError(`Could not start ${command}: ${text.trim()}`, 'CONNECT_FAILED');
   }
   if (/\bERR_INVALID_URL\b/.test(text)) {
     // The URL itself is not repeated: it may carry a key, and it could not be parsed to strip one.
@@ -155,5 +175,5 @@ export function explainConnectError(
       status,
     });
   }
-  return new UpstreamError(`Could not connect to ${where}: ${text.trim()}`, 'CONNECT_FAILED');
+  return eraFailure() ?? new UpstreamError(`Could not connect to ${where}: ${text.trim()}`, 'CONNECT_FAILED');
 }

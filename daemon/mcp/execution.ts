@@ -169,6 +169,13 @@ export class ExecutionManager {
         if (!(await connection.hasTool(toolName))) {
           throw new DaemonError('tool_not_found', `Unknown tool "${toolName}" on server "${connection.id}"`);
         }
+        const headerProblem = connection.toolHeaderProblem(toolName);
+        if (headerProblem) {
+          const message = `Tool "${toolName}" cannot be called: its inputSchema breaks the x-mcp-header rules of MCP 2026-07-28 (${headerProblem})`;
+          throw new DaemonError('invalid_request', message, {
+            problems: [{ path: 'toolName', message }],
+          });
+        }
         const support = connection.toolTaskSupport(toolName);
         if (task && support !== 'optional' && support !== 'required') {
           throw taskRefused(

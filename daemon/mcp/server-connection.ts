@@ -5,6 +5,7 @@ import type {
   JSONRPCNotification,
   RequestOptions,
   Transport,
+  VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import type { JsonObject, LoggingLevel, ToolsListResponse } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
@@ -16,6 +17,7 @@ import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
+import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
 import type { LoggingTransport } from './transports/logging-transport.ts';
 import type { StdioTransport } from './transports/stdio-transport.ts';
 
@@ -80,6 +82,12 @@ const DIRECT_NOTIFICATIONS: ReadonlySet<string> = new Set([
   'notifications/tasks/status',
 ]);
 
+/** The protocol version of the modern era, which `era: "modern"` pins. */
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** How long a STDIO server has to answer `server/discover` (era auto) before it is taken for a legacy one. */
+const STDIO_PROBE_TIMEOUT_MS = 10_000;
+
 /** How long a server whose stream broke has to answer a ping before the broken stream is all we know. */
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -107,7 +115,7 @@ function isTimeout(error: unknown): boolean {
  * server's error answer (even "method not found") and our own time-out prove nothing either way.
  */
 function unreachable(error: unknown): boolean {
-  return !(error instanceof sdk().ProtocolError) && !isTimeout(error);
+  return answered(error) === undefined;
 }
 
 /** The JSON-RPC code the daemon has always reported for a request the server did not answer in time. */
@@ -155,7 +163,10 @@ export class ServerConnection {
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
   private readonly secrets: string[];
   private readonly redactEntry?: Redactor;
-  private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion' | 'instructions'>;
+  private initResult?: Pick<
+    ServerRecord,
+    'serverInfo' | 'capabilities' | 'protocolVersion' | 'era' | 'instructions'
+  >;
   /** The roots this client offers the server (`roots/list`), set per server in the panel. */
   private roots: Root[];
   /** The level last set with `logging/setLevel`: sent again after each reconnect. */
@@ -164,6 +175,8 @@ export class ServerConnection {
   private toolsMeta?: Map<string, JsonObject>;
   /** Tool name → its `execution.taskSupport` (MCP tasks), from the same listing. */
   private toolsTaskSupport = new Map<string, string>();
+  /** Tool name → its `x-mcp-header` declarations (SEP-2243), on a modern connection, from the same listing. */
+  private toolsHeaders = new Map<string, HeaderScan>();
 
   constructor(
     readonly id: string,
@@ -253,7 +266,21 @@ export class ServerConnection {
       const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
       if (typeof support === 'string') this.toolsTaskSupport.set(tool.name, support);
     }
-    return { ...rest, tools, toolsMetadata: Object.fromEntries(meta) };
+    this.toolsHeaders = new Map();
+    const invalidHeaders: Record<string, string> = {};
+    if (this.initResult?.era === 'modern') {
+      for (const tool of tools) {
+        const scan = scanHeaderDeclarations(tool.inputSchema);
+        this.toolsHeaders.set(tool.name, scan);
+        if (!scan.valid) invalidHeaders[tool.name] = scan.reason;
+      }
+    }
+    return {
+      ...rest,
+      tools,
+      toolsMetadata: Object.fromEntries(meta),
+      ...(Object.keys(invalidHeaders).length && { invalidHeaders }),
+    };
   }
 
   /** Whether the server lists the tool; lists once per connection and again before saying no. */
@@ -265,6 +292,12 @@ export class ServerConnection {
 
   toolMeta(name: string): JsonObject | undefined {
     return this.toolsMeta?.get(name);
+  }
+
+  /** Why a tool of a modern server must not be called: its `x-mcp-header` declarations break SEP-2243. */
+  toolHeaderProblem(name: string): string | undefined {
+    const scan = this.toolsHeaders.get(name);
+    return scan && !scan.valid ? scan.reason : undefined;
   }
 
   /** Whether the tool may (`optional`) or must (`required`) run as a task; `forbidden` when it says nothing. */
@@ -284,7 +317,13 @@ export class ServerConnection {
    * With `task` the tool runs as an MCP task (2025-11-25): the answer is the created task.
    */
   callTool(name: string, args: JsonObject, options: RequestOptions, task?: JsonObject): Promise<Raw> {
-    return this.request('tools/call', { name, arguments: args, ...(task && { task }) }, options);
+    // On a modern connection over Streamable HTTP, the arguments marked x-mcp-header go as headers too.
+    const scan = this.config.transport === 'http' ? this.toolsHeaders.get(name) : undefined;
+    const headers = scan?.valid ? paramHeaders(scan.declarations, args) : {};
+    const withHeaders = Object.keys(headers).length
+      ? { ...options, headers: { ...options.headers, ...headers } }
+      : options;
+    return this.request('tools/call', { name, arguments: args, ...(task && { task }) }, withHeaders);
   }
 
   /** `tasks/get`: the task as the server describes it. */
@@ -362,6 +401,7 @@ export class ServerConnection {
         // MCP Apps: servers may offer their UI tools only to clients that declare the extension.
         extensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_CAPABILITY },
       },
+      versionNegotiation: this.versionNegotiation(),
     });
     client.setRequestHandler('elicitation/create', (request, ctx) =>
       this.deps.onElicitation(this.id, request.params as JsonObject, ctx.mcpReq.signal),
@@ -440,6 +480,7 @@ export class ServerConnection {
       }),
       ...(client.getServerCapabilities() && { capabilities: client.getServerCapabilities() as JsonObject }),
       ...(protocolVersion && { protocolVersion }),
+      ...(client.getProtocolEra() && { era: client.getProtocolEra() }),
       ...(client.getInstructions() && { instructions: client.getInstructions() }),
     };
     if (this.loggingLevel && client.getServerCapabilities()?.logging) {
@@ -453,6 +494,24 @@ export class ServerConnection {
     this.setStatus('connected');
     this.deps.debug?.(`${this.id}: connected (${this.config.transport})`);
     return client;
+  }
+
+  /**
+   * How the client finds the server's era (config `era`, default `auto`): `legacy` initializes as a
+   * 2025-11-25 client does; `modern` speaks only 2026-07-28; `auto` asks `server/discover` first and
+   * falls back to `initialize` when the server does not know it. A STDIO server that does not answer
+   * the probe at all within PROBE_TIMEOUT_MS is taken for a legacy one.
+   */
+  private versionNegotiation(): VersionNegotiationOptions | undefined {
+    const era = this.config.era ?? 'auto';
+    if (era === 'legacy') return undefined;
+    if (era === 'modern') return { mode: { pin: MODERN_PROTOCOL_VERSION } };
+    return {
+      mode: 'auto',
+      ...(this.config.transport === 'stdio' && {
+        probe: { timeoutMs: Math.min(this.deps.connectTimeoutMs, STDIO_PROBE_TIMEOUT_MS) },
+      }),
+    };
   }
 
   /** Why a connection ended by itself: for the record, and for the calls it leaves unanswered. */

@@ -48,6 +48,14 @@ export class LoggingTransport implements Transport {
     private readonly divert?: NotificationDivert,
   ) {
     inner.onmessage = (message, extra) => this.receive(message, extra);
+    // SDK v2 knows a STDIO transport by these two: a STDIO server that does not answer the era probe is
+    // then taken for a legacy one, where an HTTP server's silence is an outage.
+    if ('pid' in inner && 'stderr' in inner) {
+      Object.defineProperties(this, {
+        pid: { get: () => (inner as { pid?: number }).pid },
+        stderr: { value: null },
+      });
+    }
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
   }
