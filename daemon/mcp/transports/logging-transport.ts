@@ -15,6 +15,9 @@ export type NotificationDivert = (notification: JSONRPCNotification) => boolean;
 /** The `data` of the error that stands in for a server's message nested too deep to pass on. */
 export const TOO_DEEP_DATA = { reason: 'message-too-deep', limit: MAX_MESSAGE_DEPTH } as const;
 
+/** The first protocol version of the modern era: versions compare as dates. */
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
 /** JSON-RPC's error codes, as numbers: this module is loaded before the SDK is. */
 const INTERNAL_ERROR = -32603;
 const INVALID_REQUEST = -32600;
@@ -91,6 +94,21 @@ export class LoggingTransport implements Transport {
     this.inner.setSupportedProtocolVersions?.(versions);
   }
 
+  /**
+   * On the modern era (2026-07-28) a result without `resultType` is taken as complete, as clients
+   * should take it, where the SDK refuses it: the log keeps what the server sent, and the result still
+   * reaches the caller as it was (the SDK strips the `resultType` again).
+   */
+  private completeResult(message: JSONRPCMessage): JSONRPCMessage {
+    if (!this.protocolVersion || this.protocolVersion < MODERN_PROTOCOL_VERSION) return message;
+    if (!('result' in message) || 'method' in message) return message;
+    const result = message.result as unknown;
+    if (typeof result !== 'object' || result === null || Array.isArray(result) || 'resultType' in result) {
+      return message;
+    }
+    return { ...message, result: { ...result, resultType: 'complete' } } as JSONRPCMessage;
+  }
+
   private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (exceedsDepth(message, MAX_MESSAGE_DEPTH)) {
       this.log('receive', tooDeepPlaceholder(message));
@@ -130,6 +148,7 @@ export class LoggingTransport implements Transport {
   }
 
   private deliver(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    message = this.completeResult(message);
     // The SDK handles notifications a microtask later but responses at once, and a response drops its
     // request's progress handler: a final progress read in the same chunk as the result would be lost
     // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order.
