@@ -388,7 +388,8 @@ export class ServerConnection {
     }
   }
 
-  private async connect(): Promise<Client> {
+  /** Connects; `legacy` skips the era probe (the retry after a STDIO server that the probe ended). */
+  private async connect(legacy = false): Promise<Client> {
     this.setStatus('connecting');
     const { Client, createTransport, explainConnectError, LoggingTransport, StdioTransport } =
       await loadClientRuntime();
@@ -401,7 +402,7 @@ export class ServerConnection {
         // MCP Apps: servers may offer their UI tools only to clients that declare the extension.
         extensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_CAPABILITY },
       },
-      versionNegotiation: this.versionNegotiation(),
+      versionNegotiation: legacy ? undefined : this.versionNegotiation(),
     });
     client.setRequestHandler('elicitation/create', (request, ctx) =>
       this.deps.onElicitation(this.id, request.params as JsonObject, ctx.mcpReq.signal),
@@ -450,6 +451,11 @@ export class ServerConnection {
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => {});
+      if (!legacy && this.probeEndedServer(error)) {
+        // Some legacy STDIO servers stop at any request before initialize: started again, initialized.
+        this.deps.debug?.(`${this.id}: the server/discover probe ended the server; initializing a new one`);
+        return this.connect(true);
+      }
       // Closing waited for a STDIO child to end, so its exit code and stderr are known by now.
       const stdio = inner instanceof StdioTransport ? inner : undefined;
       const explained = explainConnectError(error, this.config, this.deps.connectTimeoutMs, stdio);
@@ -512,6 +518,18 @@ export class ServerConnection {
         probe: { timeoutMs: Math.min(this.deps.connectTimeoutMs, STDIO_PROBE_TIMEOUT_MS) },
       }),
     };
+  }
+
+  /** Whether era auto's probe made a STDIO server end the connection (it exited, or closed its pipes). */
+  private probeEndedServer(error: unknown): boolean {
+    const { SdkError, SdkErrorCode } = sdk();
+    return (
+      this.config.transport === 'stdio' &&
+      (this.config.era ?? 'auto') === 'auto' &&
+      error instanceof SdkError &&
+      error.code === SdkErrorCode.EraNegotiationFailed &&
+      /connection closed during the server\/discover probe/.test(error.message)
+    );
   }
 
   /** Why a connection ended by itself: for the record, and for the calls it leaves unanswered. */

@@ -92,6 +92,23 @@ describe('MCP eras', () => {
     expect(textOf(echo.body.result)).toBe('Echo: legacy');
   });
 
+  it('starts a legacy STDIO server again and initializes it when the probe made it exit (era auto)', async () => {
+    const connected = await connect('strict-legacy', fixtureStdio('strict-legacy-server.ts'));
+    expect(connected.status).toBe(200);
+    expect(connected.body).toMatchObject({
+      status: 'connected',
+      era: 'legacy',
+      protocolVersion: '2025-11-25',
+    });
+    expect(sentMethods('strict-legacy').slice(0, 2)).toEqual(['server/discover', 'initialize']);
+    const echo = await d.api('POST', '/api/mcp/tools/execute', {
+      serverId: 'strict-legacy',
+      toolName: 'echo',
+      parameters: { message: 'again' },
+    });
+    expect(textOf(echo.body.result)).toBe('Echo: again');
+  });
+
   it('explains era modern with a legacy server, and era legacy with a modern-only one', async () => {
     const pinned = await connect('modern-everything', { ...everythingStdio(), era: 'modern' });
     expect(pinned.status).toBe(502);
