@@ -63,9 +63,23 @@ export class UpstreamError extends Error {
 }
 
 /**
- * An error the MCP SDK raised for a JSON-RPC error answer (its `McpError`, subclasses included), told by
- * its name and numeric code: the SDK is loaded only when the first server connects, so this module,
- * which every route loads, does not import its class.
+ * A JSON-RPC error answer from an MCP server (or the SDK's time-out of a request, -32001), as the
+ * connection hands it on: the routes report its name, code, message and data.
+ */
+export class McpError extends Error {
+  override name = 'McpError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A JSON-RPC error answer: the daemon's McpError (a server connection turns the SDK's ProtocolError into
+ * one), or an error of that name with a numeric code (the sampling rejection), told by name and code.
  */
 export function isMcpError(error: unknown): error is Error & { code: number; data?: unknown } {
   return (

@@ -11,6 +11,11 @@ export interface ToolsListResponse {
   tools: Array<{ name: string; inputSchema: JsonObject; outputSchema?: JsonObject; _meta?: JsonObject }>;
   /** Tool name → that tool's cached `_meta`. */
   toolsMetadata: Record<string, JsonObject>;
+  /**
+   * Tool name → why its `x-mcp-header` declarations (MCP 2026-07-28, SEP-2243) make it uncallable, for
+   * the tools of a modern server that break them; such a tool is listed but `execute` refuses it (400).
+   */
+  invalidHeaders?: Record<string, string>;
   [extra: string]: unknown;
 }
 

@@ -181,6 +181,7 @@ export const serverConfigSchema = {
         args: { type: 'array', items: { type: 'string' } },
         env: stringMap,
         cwd: nonEmpty,
+        era: { enum: ['auto', 'legacy', 'modern'] },
       },
     },
     {
@@ -191,6 +192,7 @@ export const serverConfigSchema = {
         transport: { enum: ['sse', 'http', 'websocket'] },
         url: { type: 'string', pattern: '^(https?|wss?)://' },
         headers: stringMap,
+        era: { enum: ['auto', 'legacy', 'modern'] },
       },
     },
   ],

@@ -1,18 +1,32 @@
 /** Server registry types and the conversion to and from the `mcpServers` JSON shape MCP clients use. */
 import type { LoggingLevel } from './api.ts';
 
+/**
+ * Which MCP era the daemon speaks with a server: `auto` (the default) asks `server/discover` first and
+ * falls back to `initialize`; `legacy` only initializes (2025-11-25 and before); `modern` only speaks
+ * 2026-07-28.
+ */
+export type ServerEra = 'auto' | 'legacy' | 'modern';
+
+export const SERVER_ERAS: readonly ServerEra[] = ['auto', 'legacy', 'modern'];
+
+/** The era a connection negotiated. */
+export type ProtocolEra = 'legacy' | 'modern';
+
 export interface StdioServerConfig {
   transport: 'stdio';
   command: string;
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  era?: ServerEra;
 }
 
 export interface RemoteServerConfig {
   transport: 'sse' | 'http' | 'websocket';
   url: string;
   headers?: Record<string, string>;
+  era?: ServerEra;
 }
 
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
@@ -41,6 +55,8 @@ export interface ServerRecord {
   };
   capabilities?: Record<string, unknown>;
   protocolVersion?: string;
+  /** The era the connection negotiated: `modern` (server/discover) or `legacy` (initialize). */
+  era?: ProtocolEra;
   /** How to use the server, as it told clients in its `initialize` result. */
   instructions?: string;
   /** The roots offered to the server (`PUT /servers/:id/roots`), kept in the registry. */
@@ -65,6 +81,8 @@ export interface McpServersEntry {
   transport?: string;
   url?: string;
   headers?: Record<string, string>;
+  /** The inspector's own field: the MCP era it speaks with this server. Other clients ignore it. */
+  era?: ServerEra;
   /** The inspector's own field: the roots it offers this server. Other clients ignore it. */
   roots?: Root[];
 }
@@ -89,11 +107,15 @@ const REMOTE_TYPES: Record<string, RemoteServerConfig['transport']> = {
 
 /** Converts one `mcpServers` entry; returns a problem description instead when it cannot. */
 export function configFromEntry(entry: McpServersEntry): ServerConfig | string {
+  if (entry.era !== undefined && !SERVER_ERAS.includes(entry.era)) {
+    return `unknown era ${JSON.stringify(entry.era)} (use auto, legacy or modern)`;
+  }
   if (typeof entry.command === 'string' && entry.command.length > 0) {
     const config: StdioServerConfig = { transport: 'stdio', command: entry.command };
     if (entry.args) config.args = entry.args;
     if (entry.env) config.env = entry.env;
     if (entry.cwd) config.cwd = entry.cwd;
+    if (entry.era) config.era = entry.era;
     return config;
   }
   if (typeof entry.url === 'string' && entry.url.length > 0) {
@@ -107,6 +129,7 @@ export function configFromEntry(entry: McpServersEntry): ServerConfig | string {
     }
     const config: RemoteServerConfig = { transport, url: entry.url };
     if (entry.headers) config.headers = entry.headers;
+    if (entry.era) config.era = entry.era;
     return config;
   }
   return 'needs either "command" (STDIO) or "url" (SSE, HTTP, WebSocket)';
@@ -124,5 +147,6 @@ export function entryFromConfig(name: string, id: string, config: ServerConfig):
     entry.url = config.url;
     if (config.headers) entry.headers = config.headers;
   }
+  if (config.era) entry.era = config.era;
   return entry;
 }

@@ -2,7 +2,7 @@
  * A server opened in this process, with the daemon's own ServerConnection: the same transports, STDIO
  * reader, secret redaction and process-group cleanup as the daemon, without a daemon.
  */
-import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult } from '@modelcontextprotocol/client';
 import { LogBus } from '../logs/log-bus.ts';
 import { SamplingRejected } from '../mcp/execution.ts';
 import { redact, redactJson, secretsOf } from '../mcp/redact.ts';

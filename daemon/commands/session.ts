@@ -35,7 +35,11 @@ export function track(session: Session): Session {
     const stop = (signal: NodeJS.Signals, code: number) => {
       process.on(signal, () => {
         interruptedBy = signal;
-        void Promise.allSettled([...open].map((s) => s.close())).then(() => process.exit(code));
+        // The calls the close ended report their failure first (a chain of promise callbacks, all run
+        // before the next turn of the event loop), then the command exits.
+        void Promise.allSettled([...open].map((s) => s.close())).then(() =>
+          setImmediate(() => process.exit(code)),
+        );
       });
     };
     stop('SIGINT', 130);

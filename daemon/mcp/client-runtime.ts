@@ -4,21 +4,34 @@
  * they are loaded on the first connection (or while the daemon idles after it starts listening), never
  * before it listens. Import it only through `loadClientRuntime`; type imports are free.
  */
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
 
-export { Client } from '@modelcontextprotocol/sdk/client/index.js';
-export { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 export {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SseError,
+} from '@modelcontextprotocol/client';
 export { describeExit, explainConnectError, failureText, stderrSuffix } from './connect-error.ts';
 export { createTransport } from './transports/create-transport.ts';
 export { LoggingTransport } from './transports/logging-transport.ts';
 export { StdioTransport } from './transports/stdio-transport.ts';
 
-/** Accepts any result object as the server sent it: the inspector shows, it does not judge. */
-export const ANY_RESULT = ResultSchema.passthrough();
+type AnyResult = Record<string, unknown>;
+
+/**
+ * Accepts any result object as the server sent it: the inspector shows, it does not judge. A Standard
+ * Schema of its own, so no schema library walks a large result only to hand it back unchanged.
+ */
+export const ANY_RESULT: StandardSchemaV1<AnyResult, AnyResult> = {
+  '~standard': {
+    version: 1,
+    vendor: 'inspector-daemon',
+    validate: (value) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: value as AnyResult }
+        : { issues: [{ message: 'The result is not an object' }] },
+  },
+};

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import type { ExitInfo } from './transports/stdio-transport.ts';
@@ -61,6 +61,9 @@ export function failureText(error: unknown): string {
 function httpStatusOf(error: unknown, text: string): number | undefined {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'number' && code >= 100 && code < 600) return code;
+  // The SDK's HTTP errors carry the status as data.
+  const status = (error as { data?: { status?: unknown } }).data?.status;
+  if (typeof status === 'number' && status >= 100 && status < 600) return status;
   const match = /\b(?:status code|HTTP) \(?(\d{3})\)?/i.exec(text);
   return match ? Number(match[1]) : undefined;
 }
@@ -94,11 +97,28 @@ export function explainConnectError(
   stdio?: StdioOutcome,
 ): UpstreamError {
   const text = errorText(error);
-  // The SDK's own time-out carries `{ timeout }` as data; a server's error with the same code does not.
-  const sdkTimeout =
-    error instanceof McpError &&
-    error.code === ErrorCode.RequestTimeout &&
-    typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number';
+  // Said only when nothing more telling (a refused connection, an exit, an HTTP status) explains it.
+  const eraFailure = (): UpstreamError | undefined => {
+    if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)) return undefined;
+    const era = config.era ?? 'auto';
+    const advice =
+      era === 'modern'
+        ? 'its era is set to "modern" (2026-07-28 only): set it to "auto" or "legacy" for a server that only initializes'
+        : 'set its era to "legacy" to skip the server/discover probe';
+    return new UpstreamError(
+      `The server and the daemon found no MCP protocol version in common (${text.trim()}); ${advice}.`,
+      'ERA_NEGOTIATION_FAILED',
+    );
+  };
+  // The server answered the probe, but not with a version the setting allows: nothing else explains it
+  // (a STDIO server stopped by the failed connect must not be blamed for exiting).
+  const broken = /connection closed|fetch failed|ECONN|ENOTFOUND|EAI_AGAIN/i.test(text);
+  if (!broken) {
+    const failure = eraFailure();
+    if (failure) return failure;
+  }
+  // The SDK's own time-out: an error of the SDK's, never an answer from the server.
+  const sdkTimeout = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
   if (sdkTimeout) {
     return new UpstreamError(
       `No answer to the MCP initialize request within ${timeoutMs / 1000} s: is it an MCP server, and is the transport right?${strayStdoutSuffix(stdio?.strayStdoutTail)}`,
@@ -128,7 +148,7 @@ export function explainConnectError(
         { exitCode: stdio.exit.code, signal: stdio.exit.signal },
       );
     }
-    return new UpstreamError(`Could not start ${command}: ${text.trim()}`, 'CONNECT_FAILED');
+    return eraFailure() ?? new UpstreamError(`Could not start ${command}: ${text.trim()}`, 'CONNECT_FAILED');
   }
   if (/\bERR_INVALID_URL\b/.test(text)) {
     // The URL itself is not repeated: it may carry a key, and it could not be parsed to strip one.
@@ -155,5 +175,5 @@ export function explainConnectError(
       status,
     });
   }
-  return new UpstreamError(`Could not connect to ${where}: ${text.trim()}`, 'CONNECT_FAILED');
+  return eraFailure() ?? new UpstreamError(`Could not connect to ${where}: ${text.trim()}`, 'CONNECT_FAILED');
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult, RequestOptions } from '@modelcontextprotocol/client';
 import type {
   ElicitationResponse,
   ExecutionOutcome,
@@ -170,6 +169,13 @@ export class ExecutionManager {
         if (!(await connection.hasTool(toolName))) {
           throw new DaemonError('tool_not_found', `Unknown tool "${toolName}" on server "${connection.id}"`);
         }
+        const headerProblem = connection.toolHeaderProblem(toolName);
+        if (headerProblem) {
+          const message = `Tool "${toolName}" cannot be called: its inputSchema breaks the x-mcp-header rules of MCP 2026-07-28 (${headerProblem})`;
+          throw new DaemonError('invalid_request', message, {
+            problems: [{ path: 'toolName', message }],
+          });
+        }
         const support = connection.toolTaskSupport(toolName);
         if (task && support !== 'optional' && support !== 'required') {
           throw taskRefused(
@@ -188,7 +194,7 @@ export class ExecutionManager {
           const result = await connection.callTool(toolName, parameters, options);
           return { status: 'completed', executionId: execution.id, result };
         }
-        const created = await connection.callTool(toolName, parameters, { ...options, task: { ...runAs } });
+        const created = await connection.callTool(toolName, parameters, options, { ...runAs });
         const createdTask = (created as { task?: McpTask }).task;
         if (!createdTask || typeof createdTask.taskId !== 'string') {
           throw new UpstreamError(
@@ -212,9 +218,9 @@ export class ExecutionManager {
    * requests the task raises arrive on that wait.
    */
   async taskResult(connection: ServerConnection, taskId: string): Promise<ExecutionOutcome> {
-    const task = await connection.tasks((tasks) => tasks.getTask(taskId));
+    const task = (await connection.getTask(taskId)) as McpTask;
     if (TERMINAL.has(task.status)) {
-      const result = await connection.tasks((tasks, any) => tasks.getTaskResult(taskId, any));
+      const result = await connection.getTaskResult(taskId);
       return { status: 'completed', executionId: randomUUID(), taskId, result: result as JsonObject };
     }
     const toolName = this.taskTools.get(taskKey(connection.id, taskId)) ?? 'tasks/result';
@@ -233,7 +239,7 @@ export class ExecutionManager {
     if (active && active.serverId === connection.id && active.taskId === taskId && !active.finished) {
       active.abort.abort(new Cancelled('Cancelled by the user'));
     }
-    return (await connection.tasks((tasks) => tasks.cancelTask(taskId))) as McpTask;
+    return (await connection.cancelTask(taskId)) as McpTask;
   }
 
   private async awaitTaskResult(
@@ -245,10 +251,10 @@ export class ExecutionManager {
     execution.taskId = taskId;
     // Ending the wait ends the task too: the server hears tasks/cancel.
     const onAbort = (): void => {
-      void connection.tasks((tasks) => tasks.cancelTask(taskId)).catch(() => {});
+      void connection.cancelTask(taskId).catch(() => {});
     };
     execution.abort.signal.addEventListener('abort', onAbort, { once: true });
-    const result = await connection.tasks((tasks, any) => tasks.getTaskResult(taskId, any, options));
+    const result = await connection.getTaskResult(taskId, options);
     execution.abort.signal.removeEventListener('abort', onAbort);
     return { status: 'completed', executionId: execution.id, taskId, result: result as JsonObject };
   }

@@ -1,21 +1,23 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
+  Client,
   CreateMessageResult,
   ElicitResult,
   JSONRPCNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+  RequestOptions,
+  Transport,
+  VersionNegotiationOptions,
+} from '@modelcontextprotocol/client';
 import type { JsonObject, LoggingLevel, ToolsListResponse } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
 import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
-import { UpstreamError } from '../errors.ts';
+import { McpError, UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
+import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
 import type { LoggingTransport } from './transports/logging-transport.ts';
 import type { StdioTransport } from './transports/stdio-transport.ts';
 
@@ -80,6 +82,12 @@ const DIRECT_NOTIFICATIONS: ReadonlySet<string> = new Set([
   'notifications/tasks/status',
 ]);
 
+/** The protocol version of the modern era, which `era: "modern"` pins. */
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** How long a STDIO server has to answer `server/discover` (era auto) before it is taken for a legacy one. */
+const STDIO_PROBE_TIMEOUT_MS = 10_000;
+
 /** How long a server whose stream broke has to answer a ping before the broken stream is all we know. */
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -92,11 +100,14 @@ interface CloseReason {
 
 /** The SDK's rejection of every pending request when a connection ends. */
 function isConnectionClosed(error: unknown): boolean {
-  return (
-    error instanceof sdk().McpError &&
-    error.code === sdk().ErrorCode.ConnectionClosed &&
-    error.message.endsWith('Connection closed')
-  );
+  const { SdkError, SdkErrorCode } = sdk();
+  return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
+}
+
+/** The SDK's own time-out of a request: the server did not answer in time, which proves nothing. */
+function isTimeout(error: unknown): boolean {
+  const { SdkError, SdkErrorCode } = sdk();
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 /**
@@ -104,7 +115,40 @@ function isConnectionClosed(error: unknown): boolean {
  * server's error answer (even "method not found") and our own time-out prove nothing either way.
  */
 function unreachable(error: unknown): boolean {
-  return !(error instanceof sdk().McpError) || isConnectionClosed(error);
+  return answered(error) === undefined;
+}
+
+/** The JSON-RPC code the daemon has always reported for a request the server did not answer in time. */
+const REQUEST_TIMEOUT_CODE = -32001;
+
+/**
+ * The SDK's failures that are not a broken transport: the call failed, the connection is fine. Said
+ * with the SDK's word for them (`INVALID_RESULT`, `METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION`…).
+ */
+const CALL_FAILURES: ReadonlySet<string> = new Set([
+  'CAPABILITY_NOT_SUPPORTED',
+  'INVALID_RESULT',
+  'UNSUPPORTED_RESULT_TYPE',
+  'INPUT_REQUIRED_ROUNDS_EXCEEDED',
+  'LIST_PAGINATION_EXCEEDED',
+  'METHOD_NOT_SUPPORTED_BY_PROTOCOL_VERSION',
+]);
+
+/**
+ * A failed request in the daemon's terms: the server's error answer becomes an McpError (its code,
+ * message and data, as the routes report them), the SDK's time-out the -32001 it always was, and a
+ * call the SDK refused an UpstreamError naming why. Anything else is left as it is: a transport failure.
+ */
+function answered(error: unknown): McpError | UpstreamError | undefined {
+  const { ProtocolError, SdkError } = sdk();
+  if (error instanceof ProtocolError) return new McpError(error.code, error.message, error.data);
+  if (isTimeout(error)) {
+    return new McpError(REQUEST_TIMEOUT_CODE, 'Request timed out', (error as { data?: unknown }).data);
+  }
+  if (error instanceof SdkError && CALL_FAILURES.has(error.code)) {
+    return new UpstreamError(error.message, error.code, error.data);
+  }
+  return undefined;
 }
 
 /** One registered MCP server and its pooled SDK client, connected lazily and re-established after a drop. */
@@ -119,7 +163,10 @@ export class ServerConnection {
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
   private readonly secrets: string[];
   private readonly redactEntry?: Redactor;
-  private initResult?: Pick<ServerRecord, 'serverInfo' | 'capabilities' | 'protocolVersion' | 'instructions'>;
+  private initResult?: Pick<
+    ServerRecord,
+    'serverInfo' | 'capabilities' | 'protocolVersion' | 'era' | 'instructions'
+  >;
   /** The roots this client offers the server (`roots/list`), set per server in the panel. */
   private roots: Root[];
   /** The level last set with `logging/setLevel`: sent again after each reconnect. */
@@ -128,6 +175,8 @@ export class ServerConnection {
   private toolsMeta?: Map<string, JsonObject>;
   /** Tool name → its `execution.taskSupport` (MCP tasks), from the same listing. */
   private toolsTaskSupport = new Map<string, string>();
+  /** Tool name → its `x-mcp-header` declarations (SEP-2243), on a modern connection, from the same listing. */
+  private toolsHeaders = new Map<string, HeaderScan>();
 
   constructor(
     readonly id: string,
@@ -217,7 +266,21 @@ export class ServerConnection {
       const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
       if (typeof support === 'string') this.toolsTaskSupport.set(tool.name, support);
     }
-    return { ...rest, tools, toolsMetadata: Object.fromEntries(meta) };
+    this.toolsHeaders = new Map();
+    const invalidHeaders: Record<string, string> = {};
+    if (this.initResult?.era === 'modern') {
+      for (const tool of tools) {
+        const scan = scanHeaderDeclarations(tool.inputSchema);
+        this.toolsHeaders.set(tool.name, scan);
+        if (!scan.valid) invalidHeaders[tool.name] = scan.reason;
+      }
+    }
+    return {
+      ...rest,
+      tools,
+      toolsMetadata: Object.fromEntries(meta),
+      ...(Object.keys(invalidHeaders).length && { invalidHeaders }),
+    };
   }
 
   /** Whether the server lists the tool; lists once per connection and again before saying no. */
@@ -229,6 +292,12 @@ export class ServerConnection {
 
   toolMeta(name: string): JsonObject | undefined {
     return this.toolsMeta?.get(name);
+  }
+
+  /** Why a tool of a modern server must not be called: its `x-mcp-header` declarations break SEP-2243. */
+  toolHeaderProblem(name: string): string | undefined {
+    const scan = this.toolsHeaders.get(name);
+    return scan && !scan.valid ? scan.reason : undefined;
   }
 
   /** Whether the tool may (`optional`) or must (`required`) run as a task; `forbidden` when it says nothing. */
@@ -245,9 +314,36 @@ export class ServerConnection {
   /**
    * tools/call through the generic request path: the SDK's callTool would validate structuredContent
    * against the outputSchema and throw, but the inspector must show the server's result as it is.
+   * With `task` the tool runs as an MCP task (2025-11-25): the answer is the created task.
    */
-  callTool(name: string, args: JsonObject, options: RequestOptions): Promise<Raw> {
-    return this.request('tools/call', { name, arguments: args }, options);
+  callTool(name: string, args: JsonObject, options: RequestOptions, task?: JsonObject): Promise<Raw> {
+    // On a modern connection over Streamable HTTP, the arguments marked x-mcp-header go as headers too.
+    const scan = this.config.transport === 'http' ? this.toolsHeaders.get(name) : undefined;
+    const headers = scan?.valid ? paramHeaders(scan.declarations, args) : {};
+    const withHeaders = Object.keys(headers).length
+      ? { ...options, headers: { ...options.headers, ...headers } }
+      : options;
+    return this.request('tools/call', { name, arguments: args, ...(task && { task }) }, withHeaders);
+  }
+
+  /** `tasks/get`: the task as the server describes it. */
+  getTask(taskId: string, options?: RequestOptions): Promise<Raw> {
+    return this.request('tasks/get', { taskId }, options);
+  }
+
+  /** `tasks/result`: the task's result as the server sent it, waited for while the task runs. */
+  getTaskResult(taskId: string, options?: RequestOptions): Promise<Raw> {
+    return this.request('tasks/result', { taskId }, options);
+  }
+
+  /** `tasks/list`: one page of the server's tasks. */
+  listTasks(cursor?: string, options?: RequestOptions): Promise<Raw> {
+    return this.request('tasks/list', cursor ? { cursor } : {}, options);
+  }
+
+  /** `tasks/cancel`: the task as it is once cancelled. */
+  cancelTask(taskId: string, options?: RequestOptions): Promise<Raw> {
+    return this.request('tasks/cancel', { taskId }, options);
   }
 
   async listAll(method: string, key: string): Promise<{ items: Raw[]; rest: Raw }> {
@@ -273,18 +369,6 @@ export class ServerConnection {
     );
   }
 
-  /**
-   * The SDK's experimental task methods (`tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result`),
-   * with the failures of a request explained as for any other. `tasks/result` is given the
-   * pass-through schema: a task's result is shown as the server sent it.
-   */
-  tasks<T>(
-    call: (tasks: Client['experimental']['tasks'], anyResult: typeof ClientRuntime.ANY_RESULT) => Promise<T>,
-    options?: RequestOptions,
-  ): Promise<T> {
-    return this.withClient((client) => call(client.experimental.tasks, sdk().ANY_RESULT), options);
-  }
-
   private async withClient<T>(call: (client: Client) => Promise<T>, options?: RequestOptions): Promise<T> {
     const client = await this.ensureConnected();
     try {
@@ -294,7 +378,9 @@ export class ServerConnection {
       // The SDK rejects what is pending with a bare "Connection closed" when the connection ends.
       const closed = isConnectionClosed(error) ? this.closeReasons.get(client) : undefined;
       if (closed) throw new UpstreamError(closed.message, closed.code, closed.data);
-      if (error instanceof sdk().McpError || error instanceof UpstreamError) throw error;
+      if (error instanceof UpstreamError) throw error;
+      const failed = answered(error);
+      if (failed) throw failed;
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
       const { reason, duringCall } = this.lost(redact(sdk().failureText(error), this.secrets));
       await this.dropAfterFailure(client, reason, duringCall);
@@ -302,18 +388,11 @@ export class ServerConnection {
     }
   }
 
-  private async connect(): Promise<Client> {
+  /** Connects; `legacy` skips the era probe (the retry after a STDIO server that the probe ended). */
+  private async connect(legacy = false): Promise<Client> {
     this.setStatus('connecting');
-    const {
-      Client,
-      CreateMessageRequestSchema,
-      ElicitRequestSchema,
-      ListRootsRequestSchema,
-      createTransport,
-      explainConnectError,
-      LoggingTransport,
-      StdioTransport,
-    } = await loadClientRuntime();
+    const { Client, createTransport, explainConnectError, LoggingTransport, StdioTransport } =
+      await loadClientRuntime();
     const client = new Client(CLIENT_INFO, {
       capabilities: {
         elicitation: { form: { applyDefaults: true }, url: {} },
@@ -323,21 +402,22 @@ export class ServerConnection {
         // MCP Apps: servers may offer their UI tools only to clients that declare the extension.
         extensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_CAPABILITY },
       },
+      versionNegotiation: legacy ? undefined : this.versionNegotiation(),
     });
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      this.deps.onElicitation(this.id, request.params as JsonObject, extra.signal),
+    client.setRequestHandler('elicitation/create', (request, ctx) =>
+      this.deps.onElicitation(this.id, request.params as JsonObject, ctx.mcpReq.signal),
     );
     client.setRequestHandler(
-      CreateMessageRequestSchema,
+      'sampling/createMessage',
       // The reply was checked against CreateMessageResult when the person sent it (respond).
-      (request, extra) =>
+      (request, ctx) =>
         this.deps.onSampling(
           this.id,
           request.params as JsonObject,
-          extra.signal,
+          ctx.mcpReq.signal,
         ) as Promise<CreateMessageResult>,
     );
-    client.setRequestHandler(ListRootsRequestSchema, () => ({
+    client.setRequestHandler('roots/list', () => ({
       roots: this.roots.map((root) => ({ ...root })),
     }));
     // Most notifications are taken before the SDK sees them (divertNotification); the rest end here.
@@ -371,6 +451,11 @@ export class ServerConnection {
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => {});
+      if (!legacy && this.probeEndedServer(error)) {
+        // Some legacy STDIO servers stop at any request before initialize: started again, initialized.
+        this.deps.debug?.(`${this.id}: the server/discover probe ended the server; initializing a new one`);
+        return this.connect(true);
+      }
       // Closing waited for a STDIO child to end, so its exit code and stderr are known by now.
       const stdio = inner instanceof StdioTransport ? inner : undefined;
       const explained = explainConnectError(error, this.config, this.deps.connectTimeoutMs, stdio);
@@ -394,12 +479,14 @@ export class ServerConnection {
     };
     client.onerror = (error) => this.onTransportError(client, error);
     this.client = client;
+    const protocolVersion = client.getNegotiatedProtocolVersion() ?? transport.protocolVersion;
     this.initResult = {
       ...(client.getServerVersion() && {
         serverInfo: client.getServerVersion() as ServerRecord['serverInfo'],
       }),
       ...(client.getServerCapabilities() && { capabilities: client.getServerCapabilities() as JsonObject }),
-      ...(transport.protocolVersion && { protocolVersion: transport.protocolVersion }),
+      ...(protocolVersion && { protocolVersion }),
+      ...(client.getProtocolEra() && { era: client.getProtocolEra() }),
       ...(client.getInstructions() && { instructions: client.getInstructions() }),
     };
     if (this.loggingLevel && client.getServerCapabilities()?.logging) {
@@ -413,6 +500,36 @@ export class ServerConnection {
     this.setStatus('connected');
     this.deps.debug?.(`${this.id}: connected (${this.config.transport})`);
     return client;
+  }
+
+  /**
+   * How the client finds the server's era (config `era`, default `auto`): `legacy` initializes as a
+   * 2025-11-25 client does; `modern` speaks only 2026-07-28; `auto` asks `server/discover` first and
+   * falls back to `initialize` when the server does not know it. A STDIO server that does not answer
+   * the probe at all within PROBE_TIMEOUT_MS is taken for a legacy one.
+   */
+  private versionNegotiation(): VersionNegotiationOptions | undefined {
+    const era = this.config.era ?? 'auto';
+    if (era === 'legacy') return undefined;
+    if (era === 'modern') return { mode: { pin: MODERN_PROTOCOL_VERSION } };
+    return {
+      mode: 'auto',
+      ...(this.config.transport === 'stdio' && {
+        probe: { timeoutMs: Math.min(this.deps.connectTimeoutMs, STDIO_PROBE_TIMEOUT_MS) },
+      }),
+    };
+  }
+
+  /** Whether era auto's probe made a STDIO server end the connection (it exited, or closed its pipes). */
+  private probeEndedServer(error: unknown): boolean {
+    const { SdkError, SdkErrorCode } = sdk();
+    return (
+      this.config.transport === 'stdio' &&
+      (this.config.era ?? 'auto') === 'auto' &&
+      error instanceof SdkError &&
+      error.code === SdkErrorCode.EraNegotiationFailed &&
+      /connection closed during the server\/discover probe/.test(error.message)
+    );
   }
 
   /** Why a connection ended by itself: for the record, and for the calls it leaves unanswered. */

@@ -11,7 +11,7 @@ import { sendOutcome } from './tools.ts';
 
 /**
  * MCP tasks (2025-11-25, experimental) of a server: `tasks/list`, `tasks/get`, `tasks/result` and
- * `tasks/cancel` through the SDK's client methods. A task's result passes through as the server sent
+ * `tasks/cancel` as plain requests (SDK v2 has no task runtime). A task's result passes through as the server sent
  * it; waiting for the result of a running task holds the execution lock (see ExecutionManager).
  */
 export function tasksRouter(manager: ClientManager, executions: ExecutionManager): Router {
@@ -24,9 +24,10 @@ export function tasksRouter(manager: ClientManager, executions: ExecutionManager
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
-      const page = await connection.tasks((client) => client.listTasks(cursor));
-      tasks.push(...(page.tasks as McpTask[]));
-      cursor = page.nextCursor && !seen.has(page.nextCursor) ? page.nextCursor : undefined;
+      const page = await connection.listTasks(cursor);
+      if (Array.isArray(page.tasks)) tasks.push(...(page.tasks as McpTask[]));
+      const next = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+      cursor = next && !seen.has(next) ? next : undefined;
       if (cursor) seen.add(cursor);
     } while (cursor);
     res.json({ tasks } satisfies Answer<'POST /tasks/list'>);
@@ -35,7 +36,7 @@ export function tasksRouter(manager: ClientManager, executions: ExecutionManager
   router.post('/get', async (req, res) => {
     const { serverId, taskId } = validate<TaskRequest>(taskRequestSchema, req.body);
     const connection = await withTasks(manager, serverId);
-    const task = (await connection.tasks((client) => client.getTask(taskId))) as McpTask;
+    const task = (await connection.getTask(taskId)) as McpTask;
     res.json(task satisfies Answer<'POST /tasks/get'>);
   });
 

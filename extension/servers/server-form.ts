@@ -1,6 +1,6 @@
-import type { ServerConfig } from '../../shared/servers';
+import type { ServerConfig, ServerEra } from '../../shared/servers';
 
-export type TransportChoice = 'stdio' | 'sse' | 'http';
+export type TransportChoice = 'stdio' | 'sse' | 'http' | 'websocket';
 
 /** The editor's text fields; lists are one entry per line so pasting from a terminal just works. */
 export interface ServerDraft {
@@ -13,6 +13,8 @@ export interface ServerDraft {
   cwd: string;
   url: string;
   headers: string;
+  /** The MCP era to speak: `auto` (the default, not stored), `legacy` or `modern`. */
+  era: ServerEra;
 }
 
 export function emptyDraft(): ServerDraft {
@@ -26,6 +28,7 @@ export function emptyDraft(): ServerDraft {
     cwd: '',
     url: '',
     headers: '',
+    era: 'auto',
   };
 }
 
@@ -51,7 +54,7 @@ export function parsePairs(
 }
 
 export function draftFromConfig(id: string, name: string, config: ServerConfig): ServerDraft {
-  const draft = { ...emptyDraft(), id, name };
+  const draft = { ...emptyDraft(), id, name, era: config.era ?? 'auto' };
   if (config.transport === 'stdio') {
     return {
       ...draft,
@@ -66,7 +69,7 @@ export function draftFromConfig(id: string, name: string, config: ServerConfig):
   }
   return {
     ...draft,
-    transport: config.transport === 'sse' ? 'sse' : 'http',
+    transport: config.transport,
     url: config.url,
     headers: Object.entries(config.headers ?? {})
       .map(([k, v]) => `${k}: ${v}`)
@@ -89,13 +92,19 @@ export function configFromDraft(draft: ServerDraft): { config?: ServerConfig; pr
     if (args.length) config.args = args;
     if (Object.keys(env.values).length) config.env = env.values;
     if (draft.cwd.trim()) config.cwd = draft.cwd.trim();
+    if (draft.era !== 'auto') config.era = draft.era;
     return problems.length ? { problems } : { config, problems };
   }
-  if (!/^https?:\/\/\S+$/.test(draft.url.trim())) problems.push('URL must start with http:// or https://');
+  if (draft.transport === 'websocket') {
+    if (!/^wss?:\/\/\S+$/.test(draft.url.trim())) problems.push('URL must start with ws:// or wss://');
+  } else if (!/^https?:\/\/\S+$/.test(draft.url.trim())) {
+    problems.push('URL must start with http:// or https://');
+  }
   const headers = parsePairs(draft.headers, ':');
   problems.push(...headers.problems.map((p) => `Headers: ${p}`));
   const config: ServerConfig = { transport: draft.transport, url: draft.url.trim() };
   if (Object.keys(headers.values).length) config.headers = headers.values;
+  if (draft.era !== 'auto') config.era = draft.era;
   return problems.length ? { problems } : { config, problems };
 }
 

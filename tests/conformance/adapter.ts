@@ -28,7 +28,30 @@ const SCENARIO_CALLS: Record<string, ToolCall[]> = {
   tools_call: [{ name: 'add_numbers', arguments: { a: 5, b: 3 } }],
   'elicitation-sep1034-client-defaults': [{ name: 'test_client_elicitation_defaults', arguments: {} }],
   'sse-retry': [{ name: 'test_reconnection', arguments: {} }],
+  // The tools are only listed: the scenario watches whether their schema's network $ref is fetched.
+  'json-schema-ref-no-deref': [],
 };
+
+/** Scenarios whose calls depend on what the daemon listed. */
+const LISTED_CALLS: Record<string, (listed: ToolsListResponse) => ToolCall[]> = {
+  // The focal tool's inputSchema, as the daemon passed it on, is echoed back for the runner to compare.
+  'json-schema-2020-12-preservation': ({ tools }) => [
+    {
+      name: 'json_schema_echo',
+      arguments: { schema: tools.find((t) => t.name === 'json_schema_2020_12_tool')?.inputSchema ?? {} },
+    },
+  ],
+};
+
+/** The calls the runner asks for in MCP_CONFORMANCE_CONTEXT (`{ toolCalls: [{ name, arguments }] }`). */
+function contextCalls(): ToolCall[] | undefined {
+  try {
+    const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { toolCalls?: ToolCall[] };
+    return Array.isArray(context.toolCalls) ? context.toolCalls : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 async function main(): Promise<void> {
   const serverUrl = process.argv.at(-1);
@@ -43,14 +66,23 @@ async function main(): Promise<void> {
     );
     const record = await expectStatus(api.call<ServerRecord>('POST', `/servers/${id}/connect`), [200]);
     log(`connected to ${record.serverInfo?.name ?? serverUrl} (protocol ${record.protocolVersion})`);
-    const { tools } = await expectStatus(
+    const listed = await expectStatus(
       api.call<ToolsListResponse>('POST', '/tools/list', { serverId: id }),
       [200],
     );
+    const { tools } = listed;
     log(`tools: ${tools.map((t) => t.name).join(', ') || '(none)'}`);
     const calls =
-      SCENARIO_CALLS[scenario] ?? tools.map((t) => ({ name: t.name, arguments: sampleArguments(t) }));
-    for (const call of calls) await execute(api, id, call);
+      SCENARIO_CALLS[scenario] ??
+      LISTED_CALLS[scenario]?.(listed) ??
+      contextCalls() ??
+      tools.map((t) => ({ name: t.name, arguments: sampleArguments(t) }));
+    for (const call of calls) {
+      const refusal = listed.invalidHeaders?.[call.name];
+      if (refusal) await expectRefused(api, id, call, refusal);
+      else await execute(api, id, call);
+    }
+    if (scenario === 'http-standard-headers') await browse(api, id);
   } finally {
     if (process.env.INSPECTOR_DAEMON_URL) await api.call('DELETE', `/servers/${id}`).catch(() => {});
     await api.close();
@@ -79,6 +111,36 @@ async function execute(api: Api, serverId: string, call: ToolCall): Promise<void
   }
   if (outcome.status !== 'completed') throw new Error(`${call.name} ended ${outcome.status}`);
   log(`${call.name}: ${JSON.stringify(outcome.result)}`);
+}
+
+/**
+ * Lists and reads resources and prompts too, so every request that carries the standard headers is
+ * sent once; what the server answers does not matter to the scenario.
+ */
+async function browse(api: Api, serverId: string): Promise<void> {
+  const steps: Array<[string, JsonObject]> = [
+    ['/resources/list', { serverId }],
+    ['/resources/read', { serverId, uri: 'test://resource' }],
+    ['/prompts/list', { serverId }],
+    ['/prompts/get', { serverId, name: 'test_prompt' }],
+  ];
+  for (const [path, body] of steps) {
+    const { status } = await api.call('POST', path, body);
+    log(`${path}: ${status}`);
+  }
+}
+
+/** A tool the daemon listed as uncallable (invalid x-mcp-header) is refused with 400, never sent. */
+async function expectRefused(api: Api, serverId: string, call: ToolCall, reason: string): Promise<void> {
+  const body = await expectStatus(
+    api.call<{ code: string }>('POST', '/tools/execute', {
+      serverId,
+      toolName: call.name,
+      parameters: call.arguments,
+    }),
+    [400],
+  );
+  log(`${call.name}: refused (${body.code}): ${reason}`);
 }
 
 /** A value of the right type for each required property, for scenarios this adapter does not know. */

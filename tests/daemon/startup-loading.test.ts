@@ -44,8 +44,8 @@ describe('start-up', () => {
       idle: string[];
     };
     expect(listening).toContain('express');
-    for (const name of ['@modelcontextprotocol/sdk', 'zod', 'ajv', 'ws'])
+    for (const name of ['@modelcontextprotocol/client', 'zod', 'ajv', 'ws'])
       expect(listening).not.toContain(name);
-    expect(idle).toEqual(expect.arrayContaining(['@modelcontextprotocol/sdk', 'ajv']));
+    expect(idle).toEqual(expect.arrayContaining(['@modelcontextprotocol/client', 'ajv']));
   });
 });

@@ -137,8 +137,14 @@ describe('large messages from a STDIO server', () => {
     );
     const record = (await d.api('GET', '/api/mcp/servers/banner')).body;
     expect(record.lastError).toContain('Weather server listening on port 3000');
+    // Era auto starts a STDIO server that ended at the server/discover probe once more to initialize
+    // it: each start prints the banner.
     const stray = d.daemon.bus.since(0).filter((entry) => entry.direction === 'stdout');
-    expect(stray).toMatchObject([{ serverId: 'banner', message: 'Weather server listening on port 3000' }]);
+    expect(stray.length).toBeGreaterThanOrEqual(1);
+    expect(stray.length).toBeLessThanOrEqual(2);
+    for (const entry of stray) {
+      expect(entry).toMatchObject({ serverId: 'banner', message: 'Weather server listening on port 3000' });
+    }
   });
 });
 

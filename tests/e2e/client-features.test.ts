@@ -23,7 +23,14 @@ describe('client features in the panel', USER_FLOW, () => {
     panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
     await panel.pairing.pair(daemon.url, daemon.token);
     await panel.pairing.waitUntilPaired();
-    await panel.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
+    // The era picked in the editor: server-everything speaks only the legacy era.
+    await panel.servers.addStdio(
+      'everything',
+      EVERYTHING_COMMAND.command,
+      EVERYTHING_COMMAND.args,
+      undefined,
+      'legacy',
+    );
     await panel.servers.connect('everything');
   });
 
@@ -36,6 +43,7 @@ describe('client features in the panel', USER_FLOW, () => {
     await panel.openTab('server');
     await panel.serverInfo.version('mcp-servers/everything');
     expect(await panel.serverInfo.protocol()).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(await panel.serverInfo.era()).toBe('legacy (initialize) · setting: legacy');
     expect((await panel.serverInfo.instructions()).length).toBeGreaterThan(20);
     await panel.serverInfo.waitForCapability('logging');
 

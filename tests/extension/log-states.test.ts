@@ -75,7 +75,8 @@ describe('log rows of calls that get no answer', () => {
 
   it('ends the initialize of a server that exits during the handshake as failed', async () => {
     await waitForLive();
-    const config = fixtureStdio('failing-initialize-server.ts');
+    // Era legacy: the server's first request is initialize, not the server/discover probe.
+    const config = { ...fixtureStdio('failing-initialize-server.ts'), era: 'legacy' as const };
     config.args = [...(config.args ?? []), 'exit'];
     await daemon.api('PUT', '/api/mcp/servers/exits', { name: 'exits', config });
     const connect = await daemon.api('POST', '/api/mcp/servers/exits/connect');
@@ -87,7 +88,8 @@ describe('log rows of calls that get no answer', () => {
 
   it('ends the initialize a server answers with an error as failed', async () => {
     await waitForLive();
-    const config = fixtureStdio('failing-initialize-server.ts');
+    // Era legacy: the server's first request is initialize, not the server/discover probe.
+    const config = { ...fixtureStdio('failing-initialize-server.ts'), era: 'legacy' as const };
     config.args = [...(config.args ?? []), 'error'];
     await daemon.api('PUT', '/api/mcp/servers/refuses', { name: 'refuses', config });
     await daemon.api('POST', '/api/mcp/servers/refuses/connect');

@@ -71,6 +71,33 @@ describe('server editor fields', () => {
     expect(configFromDraft(draft).config).toEqual(config);
   });
 
+  it('keeps a WebSocket server a WebSocket server, with its headers and era', () => {
+    const config = {
+      transport: 'websocket' as const,
+      url: 'ws://localhost:3001/',
+      headers: { 'X-Key': '********' },
+      era: 'legacy' as const,
+    };
+    const draft = draftFromConfig('ws', 'ws', config);
+    expect(draft).toMatchObject({ transport: 'websocket', era: 'legacy' });
+    expect(configFromDraft(draft).config).toEqual(config);
+    expect(configFromDraft({ ...draft, url: 'http://localhost:3001/' }).problems).toEqual([
+      'URL must start with ws:// or wss://',
+    ]);
+  });
+
+  it('stores the era only when it is not auto, the default', () => {
+    const draft = { ...emptyDraft(), id: 'x', command: 'node' };
+    expect(draft.era).toBe('auto');
+    expect(configFromDraft(draft).config).toEqual({ transport: 'stdio', command: 'node' });
+    expect(configFromDraft({ ...draft, era: 'modern' }).config).toEqual({
+      transport: 'stdio',
+      command: 'node',
+      era: 'modern',
+    });
+    expect(draftFromConfig('x', 'x', { transport: 'http', url: 'http://h/mcp' }).era).toBe('auto');
+  });
+
   it('parses pairs and names the lines it cannot read', () => {
     expect(parsePairs('A: 1\nbroken\n: x', ':')).toEqual({
       values: { A: '1' },

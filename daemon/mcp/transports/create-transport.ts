@@ -1,9 +1,11 @@
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
 import { StdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
+import { WebSocketTransport } from './websocket-transport.ts';
 
 /**
  * The URL and headers a remote server is reached with. `fetch` refuses a URL with userinfo, so
@@ -35,6 +37,6 @@ export function createTransport(config: ServerConfig, stdio: StdioTransportOptio
     case 'http':
       return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     case 'websocket':
-      return new WebSocketClientTransport(url);
+      return new WebSocketTransport(url, headers);
   }
 }

@@ -1,5 +1,10 @@
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  JSONRPCMessage,
+  JSONRPCNotification,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/client';
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../../../shared/json-depth.ts';
 
 export type MessageLogger = (direction: 'send' | 'receive', message: JSONRPCMessage) => void;
@@ -9,6 +14,13 @@ export type NotificationDivert = (notification: JSONRPCNotification) => boolean;
 
 /** The `data` of the error that stands in for a server's message nested too deep to pass on. */
 export const TOO_DEEP_DATA = { reason: 'message-too-deep', limit: MAX_MESSAGE_DEPTH } as const;
+
+/** The first protocol version of the modern era: versions compare as dates. */
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** JSON-RPC's error codes, as numbers: this module is loaded before the SDK is. */
+const INTERNAL_ERROR = -32603;
+const INVALID_REQUEST = -32600;
 
 const TOO_DEEP_TEXT = `nests objects and arrays more than ${MAX_MESSAGE_DEPTH} levels deep, more than the daemon passes on`;
 
@@ -29,8 +41,8 @@ export function tooDeepPlaceholder(message: JSONRPCMessage): JSONRPCMessage {
 export class LoggingTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  /** The protocol version the client negotiated during initialize. */
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** The protocol version the client negotiated (initialize, or server/discover on a modern server). */
   protocolVersion?: string;
 
   constructor(
@@ -38,13 +50,26 @@ export class LoggingTransport implements Transport {
     private readonly log: MessageLogger,
     private readonly divert?: NotificationDivert,
   ) {
-    inner.onmessage = (message) => this.receive(message);
+    inner.onmessage = (message, extra) => this.receive(message, extra);
+    // SDK v2 knows a STDIO transport by these two: a STDIO server that does not answer the era probe is
+    // then taken for a legacy one, where an HTTP server's silence is an outage.
+    if ('pid' in inner && 'stderr' in inner) {
+      Object.defineProperties(this, {
+        pid: { get: () => (inner as { pid?: number }).pid },
+        stderr: { value: null },
+      });
+    }
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
   }
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
+  }
+
+  /** Whether each request has a stream of its own (Streamable HTTP at the modern era). */
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
   }
 
   start(): Promise<void> {
@@ -65,14 +90,33 @@ export class LoggingTransport implements Transport {
     this.inner.setProtocolVersion?.(version);
   }
 
-  private receive(message: JSONRPCMessage): void {
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
+  }
+
+  /**
+   * On the modern era (2026-07-28) a result without `resultType` is taken as complete, as clients
+   * should take it, where the SDK refuses it: the log keeps what the server sent, and the result still
+   * reaches the caller as it was (the SDK strips the `resultType` again).
+   */
+  private completeResult(message: JSONRPCMessage): JSONRPCMessage {
+    if (!this.protocolVersion || this.protocolVersion < MODERN_PROTOCOL_VERSION) return message;
+    if (!('result' in message) || 'method' in message) return message;
+    const result = message.result as unknown;
+    if (typeof result !== 'object' || result === null || Array.isArray(result) || 'resultType' in result) {
+      return message;
+    }
+    return { ...message, result: { ...result, resultType: 'complete' } } as JSONRPCMessage;
+  }
+
+  private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (exceedsDepth(message, MAX_MESSAGE_DEPTH)) {
       this.log('receive', tooDeepPlaceholder(message));
       this.refuseTooDeep(message);
       return;
     }
     this.log('receive', message);
-    this.deliver(message);
+    this.deliver(message, extra);
   }
 
   /**
@@ -87,7 +131,7 @@ export class LoggingTransport implements Transport {
         jsonrpc: '2.0',
         id: message.id,
         error: {
-          code: ErrorCode.InternalError,
+          code: INTERNAL_ERROR,
           message: `The server's response ${TOO_DEEP_TEXT}`,
           data: TOO_DEEP_DATA,
         },
@@ -96,18 +140,20 @@ export class LoggingTransport implements Transport {
       const answer: JSONRPCMessage = {
         jsonrpc: '2.0',
         id: message.id,
-        error: { code: ErrorCode.InvalidRequest, message: `The request ${TOO_DEEP_TEXT}` },
+        error: { code: INVALID_REQUEST, message: `The request ${TOO_DEEP_TEXT}` },
       };
       this.log('send', answer);
       this.inner.send(answer).catch((error: unknown) => this.onerror?.(error as Error));
     }
   }
 
-  private deliver(message: JSONRPCMessage): void {
+  private deliver(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    message = this.completeResult(message);
     // The SDK handles notifications a microtask later but responses at once, and a response drops its
     // request's progress handler: a final progress read in the same chunk as the result would be lost
     // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order.
-    if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message));
-    else if ('id' in message || !this.divert?.(message as JSONRPCNotification)) this.onmessage?.(message);
+    if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message, extra));
+    else if ('id' in message || !this.divert?.(message as JSONRPCNotification))
+      this.onmessage?.(message, extra);
   }
 }

@@ -17,6 +17,11 @@ export class ServerInfoView {
     return this.page.$eval(byTestId('server-info-protocol'), (el) => el.textContent?.trim());
   }
 
+  /** The era the connection negotiated, and the server's era setting. */
+  era(): Promise<string | undefined> {
+    return this.page.$eval(byTestId('server-info-era'), (el) => el.textContent?.replace(/\s+/g, ' ').trim());
+  }
+
   instructions(): Promise<string> {
     return this.page.$eval(byTestId('server-info-instructions'), (el) => el.textContent ?? '');
   }

@@ -8,14 +8,18 @@ import { byTestId, waitForText } from './dom.ts';
 export class ServersSidebar {
   constructor(readonly page: Page) {}
 
-  /** Adds a STDIO server through the editor, as a user types it in, and waits for it in the list. */
-  async addStdio(id: string, command: string, args: string[], cwd?: string): Promise<void> {
+  /**
+   * Adds a STDIO server through the editor, as a user types it in (picking its MCP era when given), and
+   * waits for it in the list.
+   */
+  async addStdio(id: string, command: string, args: string[], cwd?: string, era?: string): Promise<void> {
     await this.page.locator(byTestId('server-add')).click();
     await this.page.locator(byTestId('editor-mode-stdio')).click();
     await this.page.locator(byTestId('editor-id')).fill(id);
     await this.page.locator(byTestId('editor-command')).fill(command);
     await this.page.locator(byTestId('editor-args')).fill(args.join('\n'));
     if (cwd) await this.page.locator(byTestId('editor-cwd')).fill(cwd);
+    if (era) await this.page.select(byTestId('editor-era'), era);
     await this.page.locator(byTestId('editor-save')).click();
     await this.page.waitForSelector(byTestId('server-editor'), { hidden: true });
     await this.page.waitForSelector(byTestId(`server-${id}`));
