@@ -1,5 +1,6 @@
 /** Server registry types and the conversion to and from the `mcpServers` JSON shape MCP clients use. */
 import type { LoggingLevel } from './api.ts';
+import type { OAuthSettings, ServerAuthInfo } from './oauth.ts';
 
 export interface StdioServerConfig {
   transport: 'stdio';
@@ -13,6 +14,8 @@ export interface RemoteServerConfig {
   transport: 'sse' | 'http' | 'websocket';
   url: string;
   headers?: Record<string, string>;
+  /** OAuth for an HTTP or SSE server (shared/oauth.ts). */
+  auth?: OAuthSettings;
 }
 
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
@@ -23,7 +26,7 @@ export interface Root {
   name?: string;
 }
 
-export type ServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error';
+export type ServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error' | 'auth_required';
 
 export interface ServerRecord {
   id: string;
@@ -47,6 +50,8 @@ export interface ServerRecord {
   roots?: Root[];
   /** The level set with `POST /servers/:id/logging-level`, kept across reconnects. */
   loggingLevel?: LoggingLevel;
+  /** OAuth: whether the daemon holds a grant, until when, and where to sign in when it needs one. */
+  auth?: ServerAuthInfo;
 }
 
 export interface PutServerRequest {
@@ -65,6 +70,7 @@ export interface McpServersEntry {
   transport?: string;
   url?: string;
   headers?: Record<string, string>;
+  auth?: OAuthSettings;
   /** The inspector's own field: the roots it offers this server. Other clients ignore it. */
   roots?: Root[];
 }
@@ -107,6 +113,7 @@ export function configFromEntry(entry: McpServersEntry): ServerConfig | string {
     }
     const config: RemoteServerConfig = { transport, url: entry.url };
     if (entry.headers) config.headers = entry.headers;
+    if (entry.auth) config.auth = entry.auth;
     return config;
   }
   return 'needs either "command" (STDIO) or "url" (SSE, HTTP, WebSocket)';
@@ -123,6 +130,7 @@ export function entryFromConfig(name: string, id: string, config: ServerConfig):
     entry.type = config.transport;
     entry.url = config.url;
     if (config.headers) entry.headers = config.headers;
+    if (config.auth) entry.auth = config.auth;
   }
   return entry;
 }

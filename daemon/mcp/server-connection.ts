@@ -16,6 +16,7 @@ import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
+import type { ConnectionOAuth } from '../oauth/oauth-manager.ts';
 import type { LoggingTransport } from './transports/logging-transport.ts';
 import type { StdioTransport } from './transports/stdio-transport.ts';
 
@@ -45,6 +46,8 @@ export interface ConnectionDeps {
   /** The largest message a STDIO server may send (default 64 MiB); a longer one resets the connection. */
   maxMessageBytes?: number;
   debug?: (line: string) => void;
+  /** OAuth for remote servers with `auth` settings (daemon/oauth). */
+  oauth?: ConnectionOAuth;
 }
 
 type Raw = JsonObject;
@@ -194,6 +197,8 @@ export class ServerConnection {
     if (this.initResult) Object.assign(record, this.initResult);
     if (this.loggingLevel) record.loggingLevel = this.loggingLevel;
     if (this.roots.length) record.roots = this.roots;
+    const auth = this.deps.oauth?.info(this.id, this.config);
+    if (auth) record.auth = auth;
     return record;
   }
 
@@ -340,6 +345,16 @@ export class ServerConnection {
       const closed = isConnectionClosed(error) ? this.closeReasons.get(client) : undefined;
       if (closed) throw new UpstreamError(closed.message, closed.code, closed.data);
       if (error instanceof UpstreamError) throw error;
+      const authFailure = this.oauthFailure(error);
+      if (authFailure) {
+        await this.dropAfterFailure(client, authFailure.message, {
+          message: authFailure.message,
+          code: String(authFailure.code),
+        });
+        if (authFailure.code === 'AUTHORIZATION_REQUIRED')
+          this.setStatus('auth_required', authFailure.message);
+        throw authFailure;
+      }
       const failed = answered(error);
       if (failed) throw failed;
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
@@ -387,11 +402,16 @@ export class ServerConnection {
     let transport: LoggingTransport | undefined;
     try {
       // Inside the try: a URL that cannot be parsed fails here, and must end in `error`, not `connecting`.
-      inner = createTransport(this.config, {
-        onStderrLine: (line) => this.publishOutputLine('stderr', line),
-        onStdoutLine: (line) => this.publishOutputLine('stdout', line),
-        maxMessageBytes: this.deps.maxMessageBytes,
-      });
+      this.deps.oauth?.beginAttempt(this.id);
+      inner = createTransport(
+        this.config,
+        {
+          onStderrLine: (line) => this.publishOutputLine('stderr', line),
+          onStdoutLine: (line) => this.publishOutputLine('stdout', line),
+          maxMessageBytes: this.deps.maxMessageBytes,
+        },
+        this.deps.oauth?.providerFor(this.id, this.config),
+      );
       transport = new LoggingTransport(
         inner,
         (direction, message) =>
@@ -410,6 +430,12 @@ export class ServerConnection {
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => {});
+      const authFailure = this.oauthFailure(error);
+      if (authFailure) {
+        const required = authFailure.code === 'AUTHORIZATION_REQUIRED';
+        this.setStatus(required ? 'auth_required' : 'error', authFailure.message);
+        throw authFailure;
+      }
       // Closing waited for a STDIO child to end, so its exit code and stderr are known by now.
       const stdio = inner instanceof StdioTransport ? inner : undefined;
       const explained = explainConnectError(error, this.config, this.deps.connectTimeoutMs, stdio);
@@ -453,6 +479,14 @@ export class ServerConnection {
     this.setStatus('connected');
     this.deps.debug?.(`${this.id}: connected (${this.config.transport})`);
     return client;
+  }
+
+  /** An OAuth failure in the daemon's words, redacted; undefined when the failure is not OAuth's. */
+  private oauthFailure(error: unknown): UpstreamError | undefined {
+    const failure = this.deps.oauth?.explain(this.id, error);
+    if (!failure) return undefined;
+    failure.message = redact(failure.message, this.secrets);
+    return failure;
   }
 
   /** Why a connection ended by itself: for the record, and for the calls it leaves unanswered. */
@@ -588,7 +622,7 @@ export class ServerConnection {
 
   private setStatus(status: ServerStatus, lastError?: string): void {
     this.status = status;
-    if (status === 'error') this.lastError = lastError;
+    if (status === 'error' || status === 'auth_required') this.lastError = lastError;
     else if (status === 'connected') this.lastError = undefined;
     if (status !== 'connected') this.initResult = status === 'connecting' ? this.initResult : undefined;
     this.deps.onStatus?.(this.record());

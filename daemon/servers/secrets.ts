@@ -42,7 +42,9 @@ export function maskUrl(url: string): string {
 export function maskConfig(config: ServerConfig): ServerConfig {
   if (config.transport === 'stdio') return config.env ? { ...config, env: maskValues(config.env) } : config;
   const url = maskUrl(config.url);
-  const masked = url === config.url ? config : { ...config, url };
+  let masked = url === config.url ? config : { ...config, url };
+  if (config.auth?.clientSecret)
+    masked = { ...masked, auth: { ...config.auth, clientSecret: MASKED_SECRET } };
   return config.headers ? { ...masked, headers: maskValues(config.headers) } : masked;
 }
 
@@ -103,5 +105,11 @@ export function unmaskConfig(incoming: ServerConfig, stored: ServerConfig | unde
   const previous = sameOrigin && stored && stored.transport !== 'stdio' ? stored.headers : undefined;
   const headers = keep(incoming.headers, previous);
   const url = unmaskUrl(incoming.url, storedUrl);
-  return headers ? { ...incoming, url, headers } : { ...incoming, url };
+  const unmasked = headers ? { ...incoming, url, headers } : { ...incoming, url };
+  if (incoming.auth?.clientSecret !== MASKED_SECRET) return unmasked;
+  // The stored client secret, for the same origin and client only; otherwise it is dropped.
+  const storedAuth = sameOrigin && stored && stored.transport !== 'stdio' ? stored.auth : undefined;
+  const { clientSecret: _masked, ...auth } = incoming.auth;
+  const kept = storedAuth?.clientId === auth.clientId ? storedAuth?.clientSecret : undefined;
+  return { ...unmasked, auth: kept ? { ...auth, clientSecret: kept } : auth };
 }
