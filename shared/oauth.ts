@@ -12,6 +12,13 @@ export interface OAuthSettings {
   clientId?: string;
   /** The pre-registered client's secret: masked in every answer and log like a header value. */
   clientSecret?: string;
+  /**
+   * A PEM private key (PKCS#8) to authenticate the client with a signed JWT (`private_key_jwt`,
+   * RFC 7523) instead of a secret: a secret too, masked everywhere.
+   */
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey` (RS256 when not given): RS256, ES256, PS256, EdDSA… */
+  signingAlgorithm?: string;
   /** An https URL of this client's metadata document (SEP-991), used as its client id where supported. */
   clientMetadataUrl?: string;
   /** The scopes to ask for; without them, those of the server's challenge or its metadata. */
@@ -44,6 +51,8 @@ export const oauthSettingsSchema = {
     grant: { enum: ['authorization_code', 'client_credentials'] },
     clientId: nonEmpty,
     clientSecret: nonEmpty,
+    privateKey: { type: 'string', pattern: '^-----BEGIN [A-Z ]*PRIVATE KEY-----', maxLength: 16384 },
+    signingAlgorithm: { type: 'string', pattern: '^[A-Za-z0-9]{2,16}$' },
     clientMetadataUrl: { type: 'string', pattern: '^https://[^/]+/.+', maxLength: 2048 },
     scopes: {
       type: 'array',

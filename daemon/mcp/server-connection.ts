@@ -547,7 +547,8 @@ export class ServerConnection {
     try {
       await client.request({ method: 'ping' }, sdk().ANY_RESULT, { timeout: PROBE_TIMEOUT_MS });
     } catch (error) {
-      if (this.client !== client || !unreachable(error)) return;
+      // A ping refused for want of a grant shows the server there; the call that needs it says so.
+      if (this.client !== client || !unreachable(error) || this.deps.oauth?.explain(this.id, error)) return;
       await this.connectionLost(
         client,
         `${detail}; a ping then failed: ${redact(sdk().failureText(error), this.secrets)}`,

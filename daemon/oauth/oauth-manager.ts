@@ -33,6 +33,7 @@ const AUTH_REQUEST_TIMEOUT_MS = 30_000;
 interface PendingFlow {
   serverId: string;
   provider: DaemonOAuthProvider;
+  verifier: string;
   expiresAt: number;
 }
 
@@ -112,7 +113,7 @@ export class OAuthManager implements ConnectionOAuth {
       this.store,
       {
         callbackUrl: () => this.callbackUrl(),
-        onAuthorizationUrl: (from, url, state) => this.awaitCallback(from, url, state),
+        onAuthorizationUrl: (from, url, state, verifier) => this.awaitCallback(from, state, verifier),
         onSecret: (value) => this.addSecret(serverId, value),
       },
     );
@@ -278,6 +279,7 @@ export class OAuthManager implements ConnectionOAuth {
     }
     const code = params.get('code') ?? '';
     this.addSecret(serverId, code);
+    provider.useVerifier(flow.verifier);
     try {
       await auth(provider, {
         serverUrl: provider.serverUrl,
@@ -297,6 +299,8 @@ export class OAuthManager implements ConnectionOAuth {
         detail: explained?.message ?? redact(String(failure), this.secrets(serverId)),
       };
     }
+    // The person signed in: other sign-ins this server was waiting for are no longer wanted.
+    for (const [key, other] of this.pending) if (other.serverId === serverId) this.pending.delete(key);
     this.onChange(serverId);
     return { ok: true, serverId, title: 'Signed in', detail: 'The inspector holds a grant for this server.' };
   }
@@ -328,12 +332,18 @@ export class OAuthManager implements ConnectionOAuth {
     }
   }
 
-  private awaitCallback(provider: DaemonOAuthProvider, _url: URL, state: string): void {
+  private awaitCallback(provider: DaemonOAuthProvider, state: string, verifier: string): void {
     const now = Date.now();
-    for (const [key, flow] of this.pending) {
-      if (flow.expiresAt < now || flow.serverId === provider.serverId) this.pending.delete(key);
-    }
-    this.pending.set(state, { serverId: provider.serverId, provider, expiresAt: now + PENDING_FLOW_MS });
+    for (const [key, flow] of this.pending) if (flow.expiresAt < now) this.pending.delete(key);
+    // A few flows of one server may wait at once (two calls that both needed a sign-in); not more.
+    const ofServer = [...this.pending].filter(([, flow]) => flow.serverId === provider.serverId);
+    for (const [key] of ofServer.slice(0, Math.max(0, ofServer.length - 7))) this.pending.delete(key);
+    this.pending.set(state, {
+      serverId: provider.serverId,
+      provider,
+      verifier,
+      expiresAt: now + PENDING_FLOW_MS,
+    });
     this.onChange(provider.serverId);
   }
 

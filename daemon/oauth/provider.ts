@@ -4,8 +4,9 @@
  * keeps what the flow needs. Tokens and the registration go to the grant store (0600 files); the PKCE
  * verifier, the `state` and the discovery state of a flow in progress live in memory only.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type {
+  AddClientAuthentication,
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthDiscoveryState,
@@ -20,7 +21,7 @@ export interface ProviderHooks {
   /** The redirect URI: the daemon's loopback callback (RFC 8252), known once it listens. */
   callbackUrl(): string;
   /** The SDK wants the person at the browser: `state` binds the callback to this flow. */
-  onAuthorizationUrl(provider: DaemonOAuthProvider, url: URL, state: string): void;
+  onAuthorizationUrl(provider: DaemonOAuthProvider, url: URL, state: string, verifier: string): void;
   /** A value that must never show in an error or a log line (a token, a secret, a code, a verifier). */
   onSecret(value: string): void;
 }
@@ -31,10 +32,15 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
   /** Set while the SDK runs an auth flow for this server: a failure then is the flow's. */
   flowRunning = false;
   private verifier?: string;
+  /** Set while a callback's code is redeemed: only then is the flow's discovery state reused. */
+  private redeeming = false;
+  /** The verifiers of flows started lately, by their S256 challenge: two flows at once keep theirs apart. */
+  private readonly verifiers = new Map<string, string>();
   private pendingState?: string;
   private discovery?: OAuthDiscoveryState;
   readonly clientMetadataUrl?: string;
   readonly prepareTokenRequest?: (scope?: string) => URLSearchParams;
+  readonly addClientAuthentication?: AddClientAuthentication;
 
   constructor(
     readonly serverId: string,
@@ -47,6 +53,21 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
   ) {
     if (!settings.clientId && settings.clientMetadataUrl) this.clientMetadataUrl = settings.clientMetadataUrl;
     if (settings.clientSecret) hooks.onSecret(settings.clientSecret);
+    const { clientId, privateKey } = settings;
+    if (privateKey && clientId) {
+      hooks.onSecret(privateKey);
+      // private_key_jwt (RFC 7523): a JWT signed with the key, for the token endpoint it is sent to.
+      this.addClientAuthentication = async (headers, params, url, metadata) => {
+        const { createPrivateKeyJwtAuth } = await import('@modelcontextprotocol/client');
+        const sign = createPrivateKeyJwtAuth({
+          issuer: clientId,
+          subject: clientId,
+          privateKey,
+          alg: settings.signingAlgorithm ?? 'RS256',
+        });
+        await sign(headers, params, url, metadata);
+      };
+    }
     if (this.headless) {
       this.prepareTokenRequest = (scope) => {
         const params = new URLSearchParams({ grant_type: 'client_credentials' });
@@ -74,7 +95,11 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
       redirect_uris: this.headless ? [] : [this.hooks.callbackUrl()],
       grant_types: this.headless ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
       response_types: this.headless ? [] : ['code'],
-      token_endpoint_auth_method: this.settings.clientSecret ? 'client_secret_basic' : 'none',
+      token_endpoint_auth_method: this.settings.privateKey
+        ? 'private_key_jwt'
+        : this.settings.clientSecret
+          ? 'client_secret_basic'
+          : 'none',
       ...(scope && { scope }),
     };
   }
@@ -142,12 +167,22 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
     this.flowRunning = false;
     this.authorizationUrl = url;
     const state = url.searchParams.get('state') ?? this.pendingState;
-    if (state) this.hooks.onAuthorizationUrl(this, url, state);
+    const verifier = this.verifiers.get(url.searchParams.get('code_challenge') ?? '') ?? this.verifier;
+    if (state && verifier) this.hooks.onAuthorizationUrl(this, url, state, verifier);
   }
 
   saveCodeVerifier(verifier: string): void {
     this.hooks.onSecret(verifier);
     this.verifier = verifier;
+    this.verifiers.set(createHash('sha256').update(verifier).digest('base64url'), verifier);
+    // Only the latest few flows can still come back.
+    if (this.verifiers.size > 8) this.verifiers.delete(this.verifiers.keys().next().value as string);
+  }
+
+  /** The callback of a flow is redeemed with that flow's verifier. */
+  useVerifier(verifier: string): void {
+    this.verifier = verifier;
+    this.redeeming = true;
   }
 
   codeVerifier(): string {
@@ -159,8 +194,15 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
     this.discovery = state;
   }
 
+  /**
+   * The discovery of the flow whose code is being redeemed (the code is bound to the authorization
+   * server that issued it); any other flow discovers afresh, so a server that moved to another
+   * authorization server is followed there.
+   */
   discoveryState(): OAuthDiscoveryState | undefined {
     this.flowRunning = true;
+    if (!this.redeeming) return undefined;
+    this.redeeming = false;
     return this.discovery;
   }
 

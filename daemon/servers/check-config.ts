@@ -55,12 +55,15 @@ function oauthProblems(config: ServerConfig): Problem[] {
   if (config.auth.grant === 'client_credentials') {
     if (!config.auth.clientId)
       problems.push({ path: 'auth.clientId', message: 'is required for client_credentials' });
-    if (!config.auth.clientSecret) {
-      problems.push({ path: 'auth.clientSecret', message: 'is required for client_credentials' });
+    if (!config.auth.clientSecret && !config.auth.privateKey) {
+      problems.push({
+        path: 'auth.clientSecret',
+        message: 'is required for client_credentials (or a privateKey for private_key_jwt)',
+      });
     }
   }
-  if (config.auth.clientSecret && !config.auth.clientId) {
-    problems.push({ path: 'auth.clientId', message: 'is required with a clientSecret' });
+  if ((config.auth.clientSecret || config.auth.privateKey) && !config.auth.clientId) {
+    problems.push({ path: 'auth.clientId', message: 'is required with a clientSecret or privateKey' });
   }
   return problems;
 }

@@ -106,10 +106,18 @@ export function unmaskConfig(incoming: ServerConfig, stored: ServerConfig | unde
   const headers = keep(incoming.headers, previous);
   const url = unmaskUrl(incoming.url, storedUrl);
   const unmasked = headers ? { ...incoming, url, headers } : { ...incoming, url };
-  if (incoming.auth?.clientSecret !== MASKED_SECRET) return unmasked;
-  // The stored client secret, for the same origin and client only; otherwise it is dropped.
+  if (incoming.auth?.clientSecret !== MASKED_SECRET && incoming.auth?.privateKey !== MASKED_SECRET) {
+    return unmasked;
+  }
+  // The stored client secret and key, for the same origin and client only; otherwise they are dropped.
   const storedAuth = sameOrigin && stored && stored.transport !== 'stdio' ? stored.auth : undefined;
-  const { clientSecret: _masked, ...auth } = incoming.auth;
-  const kept = storedAuth?.clientId === auth.clientId ? storedAuth?.clientSecret : undefined;
-  return { ...unmasked, auth: kept ? { ...auth, clientSecret: kept } : auth };
+  const sameClient = storedAuth?.clientId === incoming.auth.clientId;
+  const auth = { ...incoming.auth };
+  for (const key of ['clientSecret', 'privateKey'] as const) {
+    if (auth[key] !== MASKED_SECRET) continue;
+    const kept = sameClient ? storedAuth?.[key] : undefined;
+    if (kept) auth[key] = kept;
+    else delete auth[key];
+  }
+  return { ...unmasked, auth };
 }
