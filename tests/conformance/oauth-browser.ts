@@ -12,6 +12,8 @@ export const CONFORMANCE_CIMD_URL = 'https://conformance-test.local/client-metad
 interface ConformanceContext {
   client_id?: string;
   client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
 }
 
 /** The `auth` settings of the scenario's server: none for scenarios that are not about OAuth. */
@@ -24,7 +26,13 @@ export function authSettingsFor(scenario: string): OAuthSettings | undefined {
     // no context: a dynamically registered client
   }
   if (scenario.startsWith('auth/client-credentials')) {
-    return { grant: 'client_credentials', clientId: context.client_id, clientSecret: context.client_secret };
+    return {
+      grant: 'client_credentials',
+      clientId: context.client_id,
+      ...(context.client_secret && { clientSecret: context.client_secret }),
+      ...(context.private_key_pem && { privateKey: context.private_key_pem }),
+      ...(context.signing_algorithm && { signingAlgorithm: context.signing_algorithm }),
+    };
   }
   if (context.client_id) {
     return {
