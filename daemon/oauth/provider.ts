@@ -164,6 +164,14 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(url: URL): void {
+    // The person's browser is sent there: https, or http on this machine only (the MCP spec's rule for
+    // authorization server endpoints), never another scheme a hostile metadata document may name.
+    const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(url.hostname);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+      throw new Error(
+        `The authorization endpoint ${url.origin}${url.pathname} is neither https nor on this machine: the browser is not sent there`,
+      );
+    }
     this.flowRunning = false;
     this.authorizationUrl = url;
     const state = url.searchParams.get('state') ?? this.pendingState;

@@ -171,6 +171,32 @@ describe('OAuth with a real authorization server', () => {
     expect((await whoami('pre')).clientId).toBe(PRE_REGISTERED.clientId);
   });
 
+  it('keeps the secret a PUT sends back masked, and drops the grant when the server moves or goes', async () => {
+    const masked = (await record('pre')).config;
+    const put = await d.api('PUT', '/api/mcp/servers/pre', { config: masked });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.auth?.state).toBe('authorized');
+    // Signing in again redeems the code with the client secret: it must still be the stored one.
+    await d.api('DELETE', '/api/mcp/servers/pre/auth');
+    const callback = await followAuthorization(await authorizationUrlFor('pre'));
+    expect(callback.status, callback.page).toBe(200);
+    expect((await record('pre')).auth?.state).toBe('authorized');
+
+    const moved = await d.api('PUT', '/api/mcp/servers/pre', {
+      config: { ...masked, url: mcp.url.replace('127.0.0.1', 'localhost') },
+    });
+    expect(moved.body.auth).toEqual({ state: 'none' });
+    // Another host: the masked secret is not sent there.
+    expect(moved.body.config.auth).toEqual({ clientId: PRE_REGISTERED.clientId });
+    expect(await readdir(join(d.dataDir, 'oauth'))).not.toContain('pre.json');
+
+    await putServer('gone', { clientId: PRE_REGISTERED.clientId, clientSecret: PRE_REGISTERED.clientSecret });
+    expect((await followAuthorization(await authorizationUrlFor('gone'))).status).toBe(200);
+    expect(await readdir(join(d.dataDir, 'oauth'))).toContain('gone.json');
+    await d.api('DELETE', '/api/mcp/servers/gone');
+    expect(await readdir(join(d.dataDir, 'oauth'))).not.toContain('gone.json');
+  });
+
   it('gets a token with client credentials, no browser involved', async () => {
     await putServer('machine', {
       grant: 'client_credentials',
