@@ -211,6 +211,19 @@ describe('OAuth with a real authorization server', () => {
     expect(as.interactions).toBe(interactions);
   });
 
+  it('authorizes a server over the older HTTP+SSE transport the same way', async () => {
+    const put = await d.api('PUT', '/api/mcp/servers/sse', {
+      config: { transport: 'sse', url: mcp.sseUrl, auth: {} },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    const url = new URL(await authorizationUrlFor('sse'));
+    expect(url.searchParams.get('resource')).toBe(mcp.sseUrl);
+    const callback = await followAuthorization(url.href);
+    expect(callback.status, callback.page).toBe(200);
+    expect((await record('sse')).status).toBe('connected');
+    expect((await whoami('sse')).scopes).toContain(RESOURCE_SCOPE);
+  });
+
   it('refuses a callback whose iss names another authorization server, and redeems nothing', async () => {
     await putServer('wrong-iss', {});
     const url = await authorizationUrlFor('wrong-iss');
