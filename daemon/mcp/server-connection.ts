@@ -177,10 +177,13 @@ export class ServerConnection {
   ) {
     this.roots = roots;
     this.secrets = secretsOf(config);
+    // OAuth adds the tokens, codes and verifiers of the server's flows to the list as it sees them.
+    const oauth = config.transport !== 'stdio' && config.auth !== undefined;
+    if (oauth) deps.oauth?.shareSecrets(id, this.secrets);
     // The log is shown and exported: a server echoing its own key must not put it there. The bus redacts
     // an entry once somebody reads it.
     const secrets = this.secrets;
-    if (secrets.length) {
+    if (secrets.length || oauth) {
       this.redactEntry = (entry) =>
         ({ ...entry, message: redactJson(entry.message, secrets) }) as RpcLogEntry;
     }

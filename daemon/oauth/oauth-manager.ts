@@ -57,6 +57,11 @@ export interface ConnectionOAuth {
   info(serverId: string, config: ServerConfig): ServerAuthInfo | undefined;
   /** Every secret of the server's flows so far: redacted from every error and log line. */
   secrets(serverId: string): string[];
+  /**
+   * A connection's own list of secrets to redact: every secret the server's flows see from now on is
+   * added to it (longest first), so its errors and log entries are redacted of them too.
+   */
+  shareSecrets(serverId: string, sink: string[]): void;
 }
 
 /** A fetch for the authorization server: no redirects followed (a hostile server cannot send us elsewhere), bounded in time. */
@@ -72,6 +77,7 @@ export class OAuthManager implements ConnectionOAuth {
   private readonly providers = new Map<string, DaemonOAuthProvider>();
   private readonly pending = new Map<string, PendingFlow>();
   private readonly secretsByServer = new Map<string, Set<string>>();
+  private readonly sinks = new Map<string, string[]>();
   private baseUrl?: string;
 
   constructor(
@@ -126,6 +132,11 @@ export class OAuthManager implements ConnectionOAuth {
     return provider;
   }
 
+  shareSecrets(serverId: string, sink: string[]): void {
+    this.sinks.set(serverId, sink);
+    for (const value of this.secretsByServer.get(serverId) ?? []) addSorted(sink, value);
+  }
+
   secrets(serverId: string): string[] {
     return [...(this.secretsByServer.get(serverId) ?? [])].sort((a, b) => b.length - a.length);
   }
@@ -168,7 +179,9 @@ export class OAuthManager implements ConnectionOAuth {
         say(
           error.kind === 'metadata'
             ? `The authorization server's metadata names another issuer (${String(error.received)}) than the one it was fetched for (${String(error.expected)}): it is not used.`
-            : `The authorization answer came from another issuer (${String(error.received)}) than the one asked (${String(error.expected)}): the code was not redeemed.`,
+            : error.received === undefined
+              ? `The authorization answer carried no iss although ${String(error.expected)} says it sends one (RFC 9207): the code was not redeemed.`
+              : `The authorization answer came from another issuer (${error.received}) than the one asked (${String(error.expected)}): the code was not redeemed.`,
         ),
         'ISSUER_MISMATCH',
       );
@@ -352,7 +365,16 @@ export class OAuthManager implements ConnectionOAuth {
     let set = this.secretsByServer.get(serverId);
     if (!set) this.secretsByServer.set(serverId, (set = new Set()));
     set.add(value);
+    const sink = this.sinks.get(serverId);
+    if (sink) addSorted(sink, value);
   }
+}
+
+/** Adds a secret to a redaction list kept longest first (a secret inside another is replaced whole). */
+function addSorted(list: string[], value: string): void {
+  if (list.includes(value)) return;
+  list.push(value);
+  list.sort((a, b) => b.length - a.length);
 }
 
 /** The URL the server is reached at (without userinfo), as the resource the grant is for. */

@@ -157,6 +157,15 @@ describe('OAuth with a real authorization server', () => {
     await authorizationUrlFor('dcr');
   });
 
+  it('starts a fresh sign-in on request: the record carries the authorization URL', async () => {
+    const started = await d.api('POST', '/api/mcp/servers/dcr/auth/start');
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body.auth.state).toBe('required');
+    const callback = await followAuthorization(started.body.auth.authorizationUrl);
+    expect(callback.status, callback.page).toBe(200);
+    expect((await record('dcr')).status).toBe('connected');
+  });
+
   it('signs in with a pre-registered client whose secret is masked in every answer', async () => {
     await putServer('pre', { clientId: PRE_REGISTERED.clientId, clientSecret: PRE_REGISTERED.clientSecret });
     const listed = JSON.stringify((await d.api('GET', '/api/mcp/servers')).body);
@@ -208,6 +217,12 @@ describe('OAuth with a real authorization server', () => {
     expect(connect.status, JSON.stringify(connect.body)).toBe(200);
     expect(connect.body.auth).toMatchObject({ state: 'authorized' });
     expect((await whoami('machine')).clientId).toBe(MACHINE_CLIENT.clientId);
+    const first = await storedGrant('machine');
+    // A fresh authorization needs no person either: a new token, and connected.
+    const started = await d.api('POST', '/api/mcp/servers/machine/auth/start');
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body.status).toBe('connected');
+    expect((await storedGrant('machine')).tokens.access_token).not.toBe(first.tokens.access_token);
     expect(as.interactions).toBe(interactions);
   });
 
