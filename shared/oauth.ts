@@ -23,6 +23,12 @@ export interface OAuthSettings {
   clientMetadataUrl?: string;
   /** The scopes to ask for; without them, those of the server's challenge or its metadata. */
   scopes?: string[];
+  /**
+   * Sender-constrained tokens (DPoP, RFC 9449): the token request and every request to the server
+   * carry a proof signed with a key the daemon makes; the key lives in memory, so after a restart the
+   * person signs in again.
+   */
+  dpop?: boolean;
 }
 
 /** What a server record says of its OAuth state. Tokens themselves never leave the daemon. */
@@ -54,6 +60,7 @@ export const oauthSettingsSchema = {
     privateKey: { type: 'string', pattern: '^-----BEGIN [A-Z ]*PRIVATE KEY-----', maxLength: 16384 },
     signingAlgorithm: { type: 'string', pattern: '^[A-Za-z0-9]{2,16}$' },
     clientMetadataUrl: { type: 'string', pattern: '^https://[^/]+/.+', maxLength: 2048 },
+    dpop: { type: 'boolean' },
     scopes: {
       type: 'array',
       maxItems: 64,

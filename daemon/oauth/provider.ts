@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type {
   AddClientAuthentication,
+  DpopSession,
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthDiscoveryState,
@@ -36,6 +37,7 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
   private redeeming = false;
   /** The verifiers of flows started lately, by their S256 challenge: two flows at once keep theirs apart. */
   private readonly verifiers = new Map<string, string>();
+  private dpopSession?: Promise<DpopSession>;
   private pendingState?: string;
   private discovery?: OAuthDiscoveryState;
   readonly clientMetadataUrl?: string;
@@ -102,6 +104,15 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
           : 'none',
       ...(scope && { scope }),
     };
+  }
+
+  /** The DPoP key of this server's grant (RFC 9449), made on first use: the same for every request. */
+  dpop(): Promise<DpopSession> | undefined {
+    if (!this.settings.dpop) return undefined;
+    this.dpopSession ??= import('@modelcontextprotocol/client').then(({ DpopSession }) =>
+      DpopSession.create(),
+    );
+    return this.dpopSession;
   }
 
   state(): string {

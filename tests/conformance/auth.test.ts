@@ -97,6 +97,8 @@ describe('conformance auth scenarios with the daemon as the client', () => {
     ['auth/metadata-issuer-mismatch', []],
     ['auth/client-credentials-basic', []],
     ['auth/client-credentials-jwt', ['client-credentials-jwt-verified']],
+    ['auth/dpop', ['sep-1932-client-token-request-proof', 'sep-1932-client-dpop-auth-scheme']],
+    ['auth/dpop-nonce', ['sep-1932-client-fresh-proof']],
   ])('%s passes', async (scenario, checkIds) => {
     await expectScenarioPasses(scenario, checkIds);
   });

@@ -41,6 +41,7 @@ export function authSettingsFor(scenario: string): OAuthSettings | undefined {
     };
   }
   if (scenario === 'auth/basic-cimd') return { clientMetadataUrl: CONFORMANCE_CIMD_URL };
+  if (scenario.startsWith('auth/dpop')) return { dpop: true };
   return {};
 }
 
