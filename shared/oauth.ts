@@ -57,7 +57,12 @@ export const oauthSettingsSchema = {
     grant: { enum: ['authorization_code', 'client_credentials'] },
     clientId: nonEmpty,
     clientSecret: nonEmpty,
-    privateKey: { type: 'string', pattern: '^-----BEGIN [A-Z ]*PRIVATE KEY-----', maxLength: 16384 },
+    // A PEM key, or the mask an answer carried (a PUT that sends it back keeps the stored key).
+    privateKey: {
+      type: 'string',
+      pattern: '^(-----BEGIN [A-Z ]*PRIVATE KEY-----|\\*{8}$)',
+      maxLength: 16384,
+    },
     signingAlgorithm: { type: 'string', pattern: '^[A-Za-z0-9]{2,16}$' },
     clientMetadataUrl: { type: 'string', pattern: '^https://[^/]+/.+', maxLength: 2048 },
     dpop: { type: 'boolean' },

@@ -43,8 +43,12 @@ export function maskConfig(config: ServerConfig): ServerConfig {
   if (config.transport === 'stdio') return config.env ? { ...config, env: maskValues(config.env) } : config;
   const url = maskUrl(config.url);
   let masked = url === config.url ? config : { ...config, url };
-  if (config.auth?.clientSecret)
-    masked = { ...masked, auth: { ...config.auth, clientSecret: MASKED_SECRET } };
+  if (config.auth?.clientSecret || config.auth?.privateKey) {
+    const auth = { ...config.auth };
+    if (auth.clientSecret) auth.clientSecret = MASKED_SECRET;
+    if (auth.privateKey) auth.privateKey = MASKED_SECRET;
+    masked = { ...masked, auth };
+  }
   return config.headers ? { ...masked, headers: maskValues(config.headers) } : masked;
 }
 

@@ -4,6 +4,7 @@
  * test is the person's browser: it opens the authorization URL the daemon answers with and follows the
  * redirects, through the provider's login and consent, back to the daemon's callback.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { get } from 'node:http';
 import { join } from 'node:path';
@@ -290,5 +291,35 @@ describe('OAuth with a real authorization server', () => {
     });
     expect(machine.status).toBe(400);
     expect(machine.body.error).toContain('auth.clientId: is required for client_credentials');
+  });
+
+  it('masks a private key for private_key_jwt like a secret', async () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const put = await d.api('PUT', '/api/mcp/servers/jwt', {
+      config: {
+        transport: 'http',
+        url: mcp.url,
+        auth: {
+          grant: 'client_credentials',
+          clientId: 'jwt-client',
+          privateKey: pem,
+          signingAlgorithm: 'ES256',
+        },
+      },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    expect(put.body.config.auth).toEqual({
+      grant: 'client_credentials',
+      clientId: 'jwt-client',
+      privateKey: '********',
+      signingAlgorithm: 'ES256',
+    });
+    expect(JSON.stringify((await d.api('GET', '/api/mcp/servers')).body)).not.toContain('PRIVATE KEY');
+    // Sent back masked, the stored key is kept (the registry file holds it, mode 0600).
+    const again = await d.api('PUT', '/api/mcp/servers/jwt', { config: put.body.config });
+    expect(again.status).toBe(200);
+    const registry = JSON.parse(await readFile(join(d.dataDir, 'servers.json'), 'utf8'));
+    expect(registry.mcpServers.jwt.auth.privateKey).toBe(pem);
   });
 });
