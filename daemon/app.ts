@@ -14,6 +14,8 @@ import { ClientManager } from './mcp/client-manager.ts';
 import { attachLiveChannel } from './live/live-channel.ts';
 import { LiveEvents } from './live/live-events.ts';
 import { ExecutionManager } from './mcp/execution.ts';
+import { OAuthManager } from './oauth/oauth-manager.ts';
+import { oauthCallbackRouter, oauthServerRouter } from './routes/oauth.ts';
 import { loadClientRuntime } from './mcp/server-connection.ts';
 import type { DaemonOptions } from './options.ts';
 import { healthRouter } from './routes/health.ts';
@@ -80,19 +82,27 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const events = new LiveEvents();
   const publish = events.publish.bind(events);
   const executions = new ExecutionManager(options, publish);
-  const manager = new ClientManager(join(options.dataDir, 'servers.json'), {
-    bus,
-    connectTimeoutMs: options.connectTimeoutMs,
-    maxMessageBytes: options.maxMessageBytes,
-    onElicitation: executions.handleElicitation,
-    onSampling: executions.handleSampling,
-    onStatus: (server) => publish({ type: 'server-status', server }),
-    onNotification: (serverId, method, params) => {
-      if (method === 'notifications/tasks/status') executions.onTaskStatus(serverId, params);
-      publish({ type: 'notification', serverId, method, ...(params && { params }) });
-    },
-    debug: options.debug,
+  const oauth = new OAuthManager(options.dataDir, (serverId) => {
+    if (manager.has(serverId)) publish({ type: 'server-status', server: manager.get(serverId).record() });
   });
+  const manager: ClientManager = new ClientManager(
+    join(options.dataDir, 'servers.json'),
+    {
+      bus,
+      oauth,
+      connectTimeoutMs: options.connectTimeoutMs,
+      maxMessageBytes: options.maxMessageBytes,
+      onElicitation: executions.handleElicitation,
+      onSampling: executions.handleSampling,
+      onStatus: (server) => publish({ type: 'server-status', server }),
+      onNotification: (serverId, method, params) => {
+        if (method === 'notifications/tasks/status') executions.onTaskStatus(serverId, params);
+        publish({ type: 'notification', serverId, method, ...(params && { params }) });
+      },
+      debug: options.debug,
+    },
+    (id, config) => oauth.dropIfChanged(id, config),
+  );
   try {
     await manager.load();
   } catch (error) {
@@ -119,6 +129,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Host first: a rebinding page must learn nothing, not even whether the token was right.
   const allowedHosts = [...options.allowedHosts, options.host];
   app.use(hostCheckMiddleware({ allowedHosts }));
+  // The authorization server's redirect: no token, no Origin to check; `state` binds it to a flow.
+  app.use(oauthCallbackRouter(manager, oauth));
   app.use(originMiddleware({ development }));
   app.use('/api/mcp/health', healthRouter(options.mode, Date.now()));
 
@@ -134,6 +146,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     options.rateLimitPerMinute > 0 ? rateLimitMiddleware(options.rateLimitPerMinute) : undefined;
   if (rateLimiter) api.use(rateLimiter);
   api.use(jsonBody(options.bodyLimitBytes));
+  api.use('/servers', oauthServerRouter(manager, oauth));
   api.use('/servers', serversRouter(manager, executions));
   api.use(under(['/servers/', '/completions/'], serverFeaturesRouter(manager)));
   api.use('/tools', toolsRouter(manager, executions));
@@ -202,6 +215,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       setImmediate(loadAfterListening, rateLimiter).unref();
       const { port } = server.address() as AddressInfo;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+      oauth.setBaseUrl(`http://${host}:${port}`);
       return `http://${host}:${port}`;
     },
     async close() {

@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   internal_error: 500,
   mcp_error: 502,
   upstream_failed: 502,
+  authorization_required: 502,
+  authorization_failed: 502,
   tool_timeout: 504,
 } as const satisfies Record<ErrorCode, number>;
 
@@ -60,6 +62,22 @@ export class UpstreamError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The MCP server asks for OAuth and a person must open `authorizationUrl` to sign in. */
+export class AuthorizationRequiredError extends UpstreamError {
+  override name = 'AuthorizationRequired';
+  constructor(
+    message: string,
+    readonly authorizationUrl: string,
+  ) {
+    super(message, 'AUTHORIZATION_REQUIRED', { authorizationUrl });
+  }
+}
+
+/** The OAuth flow failed; `code` is the OAuth error code or the daemon's word (BAD_METADATA…). */
+export class AuthorizationFailedError extends UpstreamError {
+  override name = 'AuthorizationFailed';
 }
 
 /**
@@ -108,7 +126,7 @@ export function toErrorResponse(error: unknown, development: boolean): ErrorResp
     if (code !== undefined) mcpError.code = code;
     if (error.data !== undefined) mcpError.data = error.data;
     if (development && error.stack) mcpError.stack = error.stack;
-    return answer(error instanceof UpstreamError ? 'upstream_failed' : 'mcp_error', message, { mcpError });
+    return answer(upstreamCode(error), message, { mcpError });
   }
   const err = error instanceof Error ? error : new Error(String(error));
   const mcpError: ErrorBody['mcpError'] = {
@@ -117,6 +135,12 @@ export function toErrorResponse(error: unknown, development: boolean): ErrorResp
   };
   if (development && err.stack) mcpError.stack = err.stack;
   return answer('internal_error', mcpError.message, { mcpError });
+}
+
+function upstreamCode(error: Error): ErrorCode {
+  if (error instanceof AuthorizationRequiredError) return 'authorization_required';
+  if (error instanceof AuthorizationFailedError) return 'authorization_failed';
+  return error instanceof UpstreamError ? 'upstream_failed' : 'mcp_error';
 }
 
 function answer(code: ErrorCode, message: string, extra: Omit<ErrorBody, 'error' | 'code'>): ErrorResponse {

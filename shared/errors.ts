@@ -57,6 +57,12 @@ export const ERROR_CODES = [
   // 502: the MCP server could not be started, reached or kept, or its answer could not be used
   // (`mcpError.code` says which: COMMAND_NOT_FOUND, CONNECTION_REFUSED, CONNECTION_LOST, MESSAGE_TOO_LARGE…).
   'upstream_failed',
+  // 502: the MCP server asks for OAuth and a person must sign in: `mcpError.data.authorizationUrl` is
+  // where (the server record says it too, with `status: "auth_required"`).
+  'authorization_required',
+  // 502: the OAuth flow with the server's authorization server failed: bad metadata, a refused
+  // registration or token request, a callback from the wrong issuer (`mcpError.code` says which).
+  'authorization_failed',
   // 504: the tool call did not finish within its time-out; the execution ended and the lock is free.
   'tool_timeout',
 ] as const;

@@ -78,6 +78,8 @@ export interface ApiRoutes {
   'POST /servers/:id/ping': Route<undefined, PingResponse>;
   'POST /servers/:id/logging-level': Route<LoggingLevelRequest, ServerRecord>;
   'PUT /servers/:id/roots': Route<RootsRequest, ServerRecord>;
+  'POST /servers/:id/auth/start': Route<undefined, ServerRecord>;
+  'DELETE /servers/:id/auth': Route<undefined, ServerRecord>;
   'POST /tools/list': Route<ServerRequest, ToolsListResponse>;
   'POST /tools/execute': Route<ExecuteRequest, ExecutionOutcome>;
   'POST /tools/respond': Route<RespondRequest, ExecutionOutcome>;
@@ -113,6 +115,8 @@ export const ROUTE_NAMES = [
   'POST /servers/:id/ping',
   'POST /servers/:id/logging-level',
   'PUT /servers/:id/roots',
+  'POST /servers/:id/auth/start',
+  'DELETE /servers/:id/auth',
   'POST /tools/list',
   'POST /tools/execute',
   'POST /tools/respond',

@@ -2,6 +2,7 @@
  * JSON schemas of every request body. The daemon validates with them (ajv); the extension reuses them.
  * Plain data only: no imports, so both runtimes can load this file.
  */
+import { oauthSettingsSchema } from './oauth.ts';
 import { SERVER_ID_PATTERN } from './servers.ts';
 import { DISPLAY_MODES, WIDGET_TOOL_ID_PATTERN } from './widgets.ts';
 
@@ -193,6 +194,7 @@ export const serverConfigSchema = {
         url: { type: 'string', pattern: '^(https?|wss?)://' },
         headers: stringMap,
         era: { enum: ['auto', 'legacy', 'modern'] },
+        auth: oauthSettingsSchema,
       },
     },
   ],

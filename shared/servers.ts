@@ -1,5 +1,6 @@
 /** Server registry types and the conversion to and from the `mcpServers` JSON shape MCP clients use. */
 import type { LoggingLevel } from './api.ts';
+import type { OAuthSettings, ServerAuthInfo } from './oauth.ts';
 
 /**
  * Which MCP era the daemon speaks with a server: `auto` (the default) asks `server/discover` first and
@@ -27,6 +28,8 @@ export interface RemoteServerConfig {
   url: string;
   headers?: Record<string, string>;
   era?: ServerEra;
+  /** OAuth for an HTTP or SSE server (shared/oauth.ts). */
+  auth?: OAuthSettings;
 }
 
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
@@ -37,7 +40,7 @@ export interface Root {
   name?: string;
 }
 
-export type ServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error';
+export type ServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error' | 'auth_required';
 
 export interface ServerRecord {
   id: string;
@@ -63,6 +66,8 @@ export interface ServerRecord {
   roots?: Root[];
   /** The level set with `POST /servers/:id/logging-level`, kept across reconnects. */
   loggingLevel?: LoggingLevel;
+  /** OAuth: whether the daemon holds a grant, until when, and where to sign in when it needs one. */
+  auth?: ServerAuthInfo;
 }
 
 export interface PutServerRequest {
@@ -83,6 +88,7 @@ export interface McpServersEntry {
   headers?: Record<string, string>;
   /** The inspector's own field: the MCP era it speaks with this server. Other clients ignore it. */
   era?: ServerEra;
+  auth?: OAuthSettings;
   /** The inspector's own field: the roots it offers this server. Other clients ignore it. */
   roots?: Root[];
 }
@@ -130,6 +136,7 @@ export function configFromEntry(entry: McpServersEntry): ServerConfig | string {
     const config: RemoteServerConfig = { transport, url: entry.url };
     if (entry.headers) config.headers = entry.headers;
     if (entry.era) config.era = entry.era;
+    if (entry.auth) config.auth = entry.auth;
     return config;
   }
   return 'needs either "command" (STDIO) or "url" (SSE, HTTP, WebSocket)';
@@ -146,6 +153,7 @@ export function entryFromConfig(name: string, id: string, config: ServerConfig):
     entry.type = config.transport;
     entry.url = config.url;
     if (config.headers) entry.headers = config.headers;
+    if (config.auth) entry.auth = config.auth;
   }
   if (config.era) entry.era = config.era;
   return entry;

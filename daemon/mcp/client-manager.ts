@@ -16,6 +16,8 @@ export class ClientManager {
   constructor(
     private readonly registryFile: string,
     private readonly deps: ConnectionDeps,
+    /** Called when a server is replaced or removed: a grant made for its old settings goes (daemon/oauth). */
+    private readonly onReplaced?: (id: string, config: ServerConfig | undefined) => Promise<void>,
   ) {}
 
   async load(): Promise<void> {
@@ -42,6 +44,7 @@ export class ClientManager {
     for (const server of servers) {
       const existing = this.connections.get(server.id);
       await existing?.disconnect();
+      await this.onReplaced?.(server.id, server.config);
       // Roots are the inspector's setting for the server, not part of its config: a new config keeps them.
       this.add({ ...server, roots: server.roots ?? existing?.rootList });
     }
@@ -52,6 +55,7 @@ export class ClientManager {
     const connection = this.get(id);
     this.connections.delete(id);
     await connection.disconnect();
+    await this.onReplaced?.(id, undefined);
     await this.save();
   }
 

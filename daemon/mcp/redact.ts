@@ -26,6 +26,8 @@ export function secretsOf(config: ServerConfig): string[] {
     if (scheme?.[1]) secrets.push(scheme[1]);
   }
   if (config.transport !== 'stdio') {
+    if (config.auth?.clientSecret) secrets.push(config.auth.clientSecret);
+    if (config.auth?.privateKey) secrets.push(config.auth.privateKey);
     try {
       const url = new URL(config.url);
       for (const value of [url.username, url.password, ...url.searchParams.values()]) {

@@ -18,6 +18,7 @@ import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
 import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
+import type { ConnectionOAuth } from '../oauth/oauth-manager.ts';
 import type { LoggingTransport } from './transports/logging-transport.ts';
 import type { StdioTransport } from './transports/stdio-transport.ts';
 
@@ -47,6 +48,8 @@ export interface ConnectionDeps {
   /** The largest message a STDIO server may send (default 64 MiB); a longer one resets the connection. */
   maxMessageBytes?: number;
   debug?: (line: string) => void;
+  /** OAuth for remote servers with `auth` settings (daemon/oauth). */
+  oauth?: ConnectionOAuth;
 }
 
 type Raw = JsonObject;
@@ -187,10 +190,13 @@ export class ServerConnection {
   ) {
     this.roots = roots;
     this.secrets = secretsOf(config);
+    // OAuth adds the tokens, codes and verifiers of the server's flows to the list as it sees them.
+    const oauth = config.transport !== 'stdio' && config.auth !== undefined;
+    if (oauth) deps.oauth?.shareSecrets(id, this.secrets);
     // The log is shown and exported: a server echoing its own key must not put it there. The bus redacts
     // an entry once somebody reads it.
     const secrets = this.secrets;
-    if (secrets.length) {
+    if (secrets.length || oauth) {
       this.redactEntry = (entry) =>
         ({ ...entry, message: redactJson(entry.message, secrets) }) as RpcLogEntry;
     }
@@ -207,6 +213,8 @@ export class ServerConnection {
     if (this.initResult) Object.assign(record, this.initResult);
     if (this.loggingLevel) record.loggingLevel = this.loggingLevel;
     if (this.roots.length) record.roots = this.roots;
+    const auth = this.deps.oauth?.info(this.id, this.config);
+    if (auth) record.auth = auth;
     return record;
   }
 
@@ -379,6 +387,16 @@ export class ServerConnection {
       const closed = isConnectionClosed(error) ? this.closeReasons.get(client) : undefined;
       if (closed) throw new UpstreamError(closed.message, closed.code, closed.data);
       if (error instanceof UpstreamError) throw error;
+      const authFailure = this.oauthFailure(error);
+      if (authFailure) {
+        await this.dropAfterFailure(client, authFailure.message, {
+          message: authFailure.message,
+          code: String(authFailure.code),
+        });
+        if (authFailure.code === 'AUTHORIZATION_REQUIRED')
+          this.setStatus('auth_required', authFailure.message);
+        throw authFailure;
+      }
       const failed = answered(error);
       if (failed) throw failed;
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
@@ -428,11 +446,16 @@ export class ServerConnection {
     let transport: LoggingTransport | undefined;
     try {
       // Inside the try: a URL that cannot be parsed fails here, and must end in `error`, not `connecting`.
-      inner = createTransport(this.config, {
-        onStderrLine: (line) => this.publishOutputLine('stderr', line),
-        onStdoutLine: (line) => this.publishOutputLine('stdout', line),
-        maxMessageBytes: this.deps.maxMessageBytes,
-      });
+      this.deps.oauth?.beginAttempt(this.id);
+      inner = createTransport(
+        this.config,
+        {
+          onStderrLine: (line) => this.publishOutputLine('stderr', line),
+          onStdoutLine: (line) => this.publishOutputLine('stdout', line),
+          maxMessageBytes: this.deps.maxMessageBytes,
+        },
+        this.deps.oauth?.providerFor(this.id, this.config),
+      );
       transport = new LoggingTransport(
         inner,
         (direction, message) =>
@@ -455,6 +478,12 @@ export class ServerConnection {
         // Some legacy STDIO servers stop at any request before initialize: started again, initialized.
         this.deps.debug?.(`${this.id}: the server/discover probe ended the server; initializing a new one`);
         return this.connect(true);
+      }
+      const authFailure = this.oauthFailure(error);
+      if (authFailure) {
+        const required = authFailure.code === 'AUTHORIZATION_REQUIRED';
+        this.setStatus(required ? 'auth_required' : 'error', authFailure.message);
+        throw authFailure;
       }
       // Closing waited for a STDIO child to end, so its exit code and stderr are known by now.
       const stdio = inner instanceof StdioTransport ? inner : undefined;
@@ -532,6 +561,14 @@ export class ServerConnection {
     );
   }
 
+  /** An OAuth failure in the daemon's words, redacted; undefined when the failure is not OAuth's. */
+  private oauthFailure(error: unknown): UpstreamError | undefined {
+    const failure = this.deps.oauth?.explain(this.id, error);
+    if (!failure) return undefined;
+    failure.message = redact(failure.message, this.secrets);
+    return failure;
+  }
+
   /** Why a connection ended by itself: for the record, and for the calls it leaves unanswered. */
   private describeClose(stdio: StdioTransport | undefined): { reason: string; duringCall: CloseReason } {
     let reason: string;
@@ -590,7 +627,8 @@ export class ServerConnection {
     try {
       await client.request({ method: 'ping' }, sdk().ANY_RESULT, { timeout: PROBE_TIMEOUT_MS });
     } catch (error) {
-      if (this.client !== client || !unreachable(error)) return;
+      // A ping refused for want of a grant shows the server there; the call that needs it says so.
+      if (this.client !== client || !unreachable(error) || this.deps.oauth?.explain(this.id, error)) return;
       await this.connectionLost(
         client,
         `${detail}; a ping then failed: ${redact(sdk().failureText(error), this.secrets)}`,
@@ -665,7 +703,7 @@ export class ServerConnection {
 
   private setStatus(status: ServerStatus, lastError?: string): void {
     this.status = status;
-    if (status === 'error') this.lastError = lastError;
+    if (status === 'error' || status === 'auth_required') this.lastError = lastError;
     else if (status === 'connected') this.lastError = undefined;
     if (status !== 'connected') this.initResult = status === 'connecting' ? this.initResult : undefined;
     this.deps.onStatus?.(this.record());

@@ -25,6 +25,8 @@ export function configProblems(config: unknown): Problem[] {
     return [{ path: 'url', message: 'is not a valid URL' }];
   }
   const schemes = SCHEMES[remote.transport] ?? [];
+  const authProblems = oauthProblems(remote);
+  if (authProblems.length) return authProblems;
   return schemes.includes(url.protocol)
     ? []
     : [
@@ -41,4 +43,27 @@ export function checkServerConfigs(configs: ReadonlyArray<{ path: string; config
     configProblems(config).map((problem) => ({ ...problem, path: `${path}.${problem.path}` })),
   );
   if (problems.length) throw invalidRequest(problems);
+}
+
+/** OAuth settings that cannot work: on a WebSocket server, or client credentials without a client. */
+function oauthProblems(config: ServerConfig): Problem[] {
+  if (config.transport === 'stdio' || !config.auth) return [];
+  if (config.transport === 'websocket') {
+    return [{ path: 'auth', message: 'OAuth is for http and sse servers' }];
+  }
+  const problems: Problem[] = [];
+  if (config.auth.grant === 'client_credentials') {
+    if (!config.auth.clientId)
+      problems.push({ path: 'auth.clientId', message: 'is required for client_credentials' });
+    if (!config.auth.clientSecret && !config.auth.privateKey) {
+      problems.push({
+        path: 'auth.clientSecret',
+        message: 'is required for client_credentials (or a privateKey for private_key_jwt)',
+      });
+    }
+  }
+  if ((config.auth.clientSecret || config.auth.privateKey) && !config.auth.clientId) {
+    problems.push({ path: 'auth.clientId', message: 'is required with a clientSecret or privateKey' });
+  }
+  return problems;
 }

@@ -42,7 +42,13 @@ export function maskUrl(url: string): string {
 export function maskConfig(config: ServerConfig): ServerConfig {
   if (config.transport === 'stdio') return config.env ? { ...config, env: maskValues(config.env) } : config;
   const url = maskUrl(config.url);
-  const masked = url === config.url ? config : { ...config, url };
+  let masked = url === config.url ? config : { ...config, url };
+  if (config.auth?.clientSecret || config.auth?.privateKey) {
+    const auth = { ...config.auth };
+    if (auth.clientSecret) auth.clientSecret = MASKED_SECRET;
+    if (auth.privateKey) auth.privateKey = MASKED_SECRET;
+    masked = { ...masked, auth };
+  }
   return config.headers ? { ...masked, headers: maskValues(config.headers) } : masked;
 }
 
@@ -103,5 +109,19 @@ export function unmaskConfig(incoming: ServerConfig, stored: ServerConfig | unde
   const previous = sameOrigin && stored && stored.transport !== 'stdio' ? stored.headers : undefined;
   const headers = keep(incoming.headers, previous);
   const url = unmaskUrl(incoming.url, storedUrl);
-  return headers ? { ...incoming, url, headers } : { ...incoming, url };
+  const unmasked = headers ? { ...incoming, url, headers } : { ...incoming, url };
+  if (incoming.auth?.clientSecret !== MASKED_SECRET && incoming.auth?.privateKey !== MASKED_SECRET) {
+    return unmasked;
+  }
+  // The stored client secret and key, for the same origin and client only; otherwise they are dropped.
+  const storedAuth = sameOrigin && stored && stored.transport !== 'stdio' ? stored.auth : undefined;
+  const sameClient = storedAuth?.clientId === incoming.auth.clientId;
+  const auth = { ...incoming.auth };
+  for (const key of ['clientSecret', 'privateKey'] as const) {
+    if (auth[key] !== MASKED_SECRET) continue;
+    const kept = sameClient ? storedAuth?.[key] : undefined;
+    if (kept) auth[key] = kept;
+    else delete auth[key];
+  }
+  return { ...unmasked, auth };
 }

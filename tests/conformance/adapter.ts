@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionOutcome, JsonObject, ToolsListResponse } from '../../shared/api.ts';
 import type { ServerRecord } from '../../shared/servers.ts';
+import { authorizationUrlOf, authSettingsFor, followAuthorization } from './oauth-browser.ts';
 
 interface Api {
   call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
@@ -61,13 +62,18 @@ async function main(): Promise<void> {
   const id = `conformance-${scenario.replace(/[^A-Za-z0-9._-]/g, '-') || 'client'}`.slice(0, 64);
   try {
     await expectStatus(
-      api.call<ServerRecord>('PUT', `/servers/${id}`, { config: { transport: 'http', url: serverUrl } }),
+      api.call<ServerRecord>('PUT', `/servers/${id}`, {
+        config: { transport: 'http', url: serverUrl, ...withAuth(authSettingsFor(scenario)) },
+      }),
       [200, 201],
     );
-    const record = await expectStatus(api.call<ServerRecord>('POST', `/servers/${id}/connect`), [200]);
+    const record = await expectStatus(
+      signedIn(() => api.call<ServerRecord>('POST', `/servers/${id}/connect`)),
+      [200],
+    );
     log(`connected to ${record.serverInfo?.name ?? serverUrl} (protocol ${record.protocolVersion})`);
     const listed = await expectStatus(
-      api.call<ToolsListResponse>('POST', '/tools/list', { serverId: id }),
+      signedIn(() => api.call<ToolsListResponse>('POST', '/tools/list', { serverId: id })),
       [200],
     );
     const { tools } = listed;
@@ -92,11 +98,13 @@ async function main(): Promise<void> {
 /** Runs one tool and answers every elicitation by accepting it empty, so the client's defaults apply. */
 async function execute(api: Api, serverId: string, call: ToolCall): Promise<void> {
   let outcome = await expectStatus(
-    api.call<ExecutionOutcome>('POST', '/tools/execute', {
-      serverId,
-      toolName: call.name,
-      parameters: call.arguments,
-    }),
+    signedIn(() =>
+      api.call<ExecutionOutcome>('POST', '/tools/execute', {
+        serverId,
+        toolName: call.name,
+        parameters: call.arguments,
+      }),
+    ),
     [200, 202],
   );
   while (outcome.status === 'elicitation_required') {
@@ -141,6 +149,34 @@ async function expectRefused(api: Api, serverId: string, call: ToolCall, reason:
     [400],
   );
   log(`${call.name}: refused (${body.code}): ${reason}`);
+}
+
+const withAuth = <T>(auth: T | undefined) => (auth ? { auth } : {});
+
+/**
+ * A call that the daemon may answer `authorization_required`: the authorization URL is opened like a
+ * browser would (the redirect ends at the daemon's callback, which connects), then the call is made
+ * again. At most 3 sign-ins a call.
+ */
+async function signedIn<T>(
+  call: () => Promise<{ status: number; body: T }>,
+): Promise<{ status: number; body: T }> {
+  let answer = await call();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const url = authorizationUrlOf(answer.body);
+    if (!url) return answer;
+    log(`sign-in needed: following the authorization URL`);
+    const { status, page } = await followAuthorization(url);
+    log(
+      `callback page ${status}: ${page
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
+        .slice(0, 300)}`,
+    );
+    answer = await call();
+  }
+  return answer;
 }
 
 /** A value of the right type for each required property, for scenarios this adapter does not know. */

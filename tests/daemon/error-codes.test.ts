@@ -12,6 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ERROR_STATUS, toErrorResponse } from '../../daemon/errors.ts';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { startAuthorizationServer } from '../fixtures/authorization-server.ts';
+import { startProtectedServer } from '../fixtures/oauth-protected-server.ts';
 import { everythingStdio, fixtureStdio, ROOT, startDaemon, type TestDaemon } from './helpers.ts';
 
 /** The codes some request of this file was answered with. */
@@ -295,6 +298,35 @@ describe('failures of tool calls and MCP servers', () => {
     const response = await d.api('POST', '/api/mcp/servers/missing/connect');
     expectFailure(response, 502, 'upstream_failed');
     expect(response.body.mcpError.code).toBe('COMMAND_NOT_FOUND');
+  });
+});
+
+describe('failures of OAuth with a remote server', () => {
+  it('a server that asks for a sign-in: 502 authorization_required with the URL; a broken flow: 502 authorization_failed', async () => {
+    const resource = { url: '' };
+    const as = await startAuthorizationServer({ resource: () => resource.url, redirectUris: () => [] });
+    let issuer = as.issuer;
+    const mcp = await startProtectedServer({
+      issuer: () => issuer,
+      verifyAccessToken: () => Promise.reject(new InvalidTokenError('no token is good here')),
+    });
+    resource.url = mcp.url;
+    const d = await daemon();
+    onTestFinished(async () => {
+      await mcp.close();
+      await as.close();
+    });
+    await d.api('PUT', '/api/mcp/servers/oauth', { config: { transport: 'http', url: mcp.url, auth: {} } });
+    const required = await d.api('POST', '/api/mcp/servers/oauth/connect');
+    expectFailure(required, 502, 'authorization_required');
+    expect(required.body.mcpError.data.authorizationUrl).toMatch(new RegExp(`^${as.issuer}/`));
+
+    // The protected-resource metadata now names an authorization server that is not there.
+    issuer = `${mcp.url.replace(/\/mcp$/, '')}/nowhere`;
+    await d.api('POST', '/api/mcp/servers/oauth/disconnect');
+    const failed = await d.api('POST', '/api/mcp/servers/oauth/connect');
+    expectFailure(failed, 502, 'authorization_failed');
+    expect(failed.body.mcpError.code).toBe('AUTH_FLOW_FAILED');
   });
 });
 

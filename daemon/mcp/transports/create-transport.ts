@@ -1,4 +1,5 @@
 import {
+  type OAuthClientProvider,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type Transport,
@@ -28,14 +29,19 @@ export function remoteEndpoint(config: RemoteServerConfig): { url: URL; headers:
 }
 
 /** The SDK transport for a config; throws (a URL that cannot be parsed) rather than returning half a transport. */
-export function createTransport(config: ServerConfig, stdio: StdioTransportOptions = {}): Transport {
+export function createTransport(
+  config: ServerConfig,
+  stdio: StdioTransportOptions = {},
+  /** OAuth for an HTTP or SSE server with `auth` settings (daemon/oauth). */
+  authProvider?: OAuthClientProvider,
+): Transport {
   if (config.transport === 'stdio') return new StdioTransport(config, stdio);
   const { url, headers } = remoteEndpoint(config);
   switch (config.transport) {
     case 'sse':
-      return new SSEClientTransport(url, { requestInit: { headers } });
+      return new SSEClientTransport(url, { requestInit: { headers }, authProvider });
     case 'http':
-      return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider });
     case 'websocket':
       return new WebSocketTransport(url, headers);
   }

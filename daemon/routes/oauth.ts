@@ -1,0 +1,81 @@
+/**
+ * OAuth routes: `POST /servers/:id/auth/start` and `DELETE /servers/:id/auth` under the API (token
+ * required), and the loopback callback `GET /oauth/callback` (RFC 8252) that the person's browser comes
+ * back to. The callback takes no token (the authorization server's redirect cannot carry one): `state`
+ * binds it to a flow the daemon started, and the Host check runs before it like before every route.
+ */
+import { Router } from 'express';
+import type { Answer } from '../../shared/routes.ts';
+import type { ClientManager } from '../mcp/client-manager.ts';
+import type { OAuthManager } from '../oauth/oauth-manager.ts';
+
+export function oauthServerRouter(manager: ClientManager, oauth: OAuthManager): Router {
+  const router = Router();
+
+  router.post('/:id/auth/start', async (req, res) => {
+    const connection = manager.get(String(req.params.id));
+    await connection.disconnect();
+    const { authorizationUrl } = await oauth.start(connection.id, connection.config);
+    // No person needed (client credentials, or a refresh that worked): connect at once.
+    if (!authorizationUrl) await connection.ensureConnected();
+    res.json(connection.record() satisfies Answer<'POST /servers/:id/auth/start'>);
+  });
+
+  router.delete('/:id/auth', async (req, res) => {
+    const connection = manager.get(String(req.params.id));
+    await connection.disconnect();
+    await oauth.forget(connection.id);
+    res.json(connection.record() satisfies Answer<'DELETE /servers/:id/auth'>);
+  });
+
+  return router;
+}
+
+export function oauthCallbackRouter(manager: ClientManager, oauth: OAuthManager): Router {
+  const router = Router();
+  router.get('/oauth/callback', async (req, res) => {
+    const query = new URL(req.originalUrl, 'http://callback').searchParams;
+    const outcome = await oauth.callback(query);
+    let { ok, title, detail } = outcome;
+    const serverId = outcome.serverId;
+    if (ok && serverId && manager.has(serverId)) {
+      const connection = manager.get(serverId);
+      await connection.disconnect();
+      try {
+        await connection.ensureConnected();
+        title = `Signed in to ${connection.name}`;
+        detail = 'The inspector is connected to the server. You can close this tab.';
+      } catch (error) {
+        ok = false;
+        title = `Signed in to ${connection.name}, but the connection failed`;
+        detail = (error as Error).message;
+      }
+    }
+    res
+      .status(ok ? 200 : 400)
+      .set({
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+        'Cache-Control': 'no-store',
+        'Referrer-Policy': 'no-referrer',
+        'X-Content-Type-Options': 'nosniff',
+      })
+      .send(page(ok, title, detail));
+  });
+  return router;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+}
+
+function page(ok: boolean, title: string, detail: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · MCP inspector</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:40em;margin:4em auto;padding:0 1em}h1{font-size:1.3em;color:${ok ? '#17603a' : '#a1260d'}}</style>
+</head><body><h1 data-outcome="${ok ? 'ok' : 'failed'}">${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p></body></html>
+`;
+}

@@ -1,0 +1,75 @@
+/** OAuth 2.1 for remote MCP servers: a server's auth settings, and what its record says of the grant. */
+
+/**
+ * How the daemon authorizes with an HTTP or SSE server that asks for OAuth. With no client id the
+ * daemon offers the client metadata document URL when one is given and the authorization server takes
+ * it (CIMD), and registers itself dynamically otherwise.
+ */
+export interface OAuthSettings {
+  /** `authorization_code` (default): a person signs in in the browser; `client_credentials`: no person. */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** A client registered beforehand; without it the daemon registers (or uses the CIMD URL). */
+  clientId?: string;
+  /** The pre-registered client's secret: masked in every answer and log like a header value. */
+  clientSecret?: string;
+  /**
+   * A PEM private key (PKCS#8) to authenticate the client with a signed JWT (`private_key_jwt`,
+   * RFC 7523) instead of a secret: a secret too, masked everywhere.
+   */
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey` (RS256 when not given): RS256, ES256, PS256, EdDSA… */
+  signingAlgorithm?: string;
+  /** An https URL of this client's metadata document (SEP-991), used as its client id where supported. */
+  clientMetadataUrl?: string;
+  /** The scopes to ask for; without them, those of the server's challenge or its metadata. */
+  scopes?: string[];
+  /**
+   * Sender-constrained tokens (DPoP, RFC 9449): the token request and every request to the server
+   * carry a proof signed with a key the daemon makes; the key lives in memory, so after a restart the
+   * person signs in again.
+   */
+  dpop?: boolean;
+}
+
+/** What a server record says of its OAuth state. Tokens themselves never leave the daemon. */
+export interface ServerAuthInfo {
+  /** `authorized`: tokens are stored; `required`: the person must open `authorizationUrl`. */
+  state: 'authorized' | 'required' | 'none';
+  /** Where the person signs in; the redirect comes back to the daemon's `/oauth/callback`. */
+  authorizationUrl?: string;
+  /** When the access token expires (ISO 8601), as the authorization server said. */
+  expiresAt?: string;
+  /** The scopes granted, as the authorization server said. */
+  scopes?: string[];
+  /** The authorization server that issued the tokens. */
+  issuer?: string;
+  /** Whether a refresh token is kept, so the daemon renews the access token by itself. */
+  refreshable?: boolean;
+}
+
+const nonEmpty = { type: 'string', minLength: 1, maxLength: 2048 } as const;
+
+/** The `auth` field of a remote server's config. */
+export const oauthSettingsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    grant: { enum: ['authorization_code', 'client_credentials'] },
+    clientId: nonEmpty,
+    clientSecret: nonEmpty,
+    // A PEM key, or the mask an answer carried (a PUT that sends it back keeps the stored key).
+    privateKey: {
+      type: 'string',
+      pattern: '^(-----BEGIN [A-Z ]*PRIVATE KEY-----|\\*{8}$)',
+      maxLength: 16384,
+    },
+    signingAlgorithm: { type: 'string', pattern: '^[A-Za-z0-9]{2,16}$' },
+    clientMetadataUrl: { type: 'string', pattern: '^https://[^/]+/.+', maxLength: 2048 },
+    dpop: { type: 'boolean' },
+    scopes: {
+      type: 'array',
+      maxItems: 64,
+      items: { type: 'string', pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,256}$' },
+    },
+  },
+} as const;

@@ -1,0 +1,117 @@
+/**
+ * The `auth/*` client scenarios of `@modelcontextprotocol/conformance` with the daemon as the client,
+ * driven only through its HTTP API by the adapter (tests/conformance/adapter.ts): it puts the server
+ * with the `auth` settings a person would type, and opens each authorization URL the daemon answers
+ * with like a browser, which brings the redirect back to the daemon's own callback. No token is handed
+ * to the daemon from outside.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ROOT } from '../daemon/helpers.ts';
+
+const CLI = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const ADAPTER = `${process.execPath} --import tsx tests/conformance/adapter.ts`;
+
+interface Check {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
+
+/** Runs one scenario; `specVersion` runs it at that revision of the spec (with --force when it is older). */
+async function runScenario(
+  scenario: string,
+  specVersion?: string,
+): Promise<{ exitCode: number; output: string; checks: Check[] }> {
+  const outputDir = await mkdtemp(join(tmpdir(), 'conformance-auth-'));
+  onTestFinished(() => rm(outputDir, { recursive: true, force: true }));
+  const { INSPECTOR_DAEMON_URL: _url, INSPECTOR_DAEMON_TOKEN: _token, ...env } = process.env;
+  const args = [CLI, 'client', '--command', ADAPTER, '--scenario', scenario, '-o', outputDir];
+  if (specVersion) args.push('--spec-version', specVersion, '--force');
+  const { exitCode, output } = await new Promise<{ exitCode: number; output: string }>((resolve) => {
+    execFile(process.execPath, args, { cwd: ROOT, env, timeout: 50_000 }, (error, stdout, stderr) => {
+      resolve({
+        exitCode: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+        output: `${stdout}${stderr}`,
+      });
+    });
+  });
+  const [scenarioDir] = await readdir(join(outputDir, 'auth')).catch(() => []);
+  const resultDir = scenarioDir ? join(outputDir, 'auth', scenarioDir) : undefined;
+  const checks: Check[] = resultDir ? JSON.parse(await readFile(join(resultDir, 'checks.json'), 'utf8')) : [];
+  const stderr = resultDir ? await readFile(join(resultDir, 'stderr.txt'), 'utf8').catch(() => '') : '';
+  return { exitCode, checks, output: `${output}\n--- client stderr ---\n${stderr}` };
+}
+
+/** Every check succeeded (none failed or warned), the named ones among them, and the runner says PASSED. */
+async function expectScenarioPasses(
+  scenario: string,
+  checkIds: string[],
+  specVersion?: string,
+): Promise<void> {
+  const result = await runScenario(scenario, specVersion);
+  const verdicts = result.checks
+    .filter((check) => check.status !== 'INFO')
+    .map(({ id, status, errorMessage }) => ({ id, status, ...(errorMessage && { errorMessage }) }));
+  expect(verdicts.length, result.output).toBeGreaterThan(0);
+  expect(
+    verdicts.filter((check) => check.status !== 'SUCCESS'),
+    result.output,
+  ).toEqual([]);
+  expect(
+    checkIds.map((id) => verdicts.find((check) => check.id === id)?.status),
+    result.output,
+  ).toEqual(checkIds.map(() => 'SUCCESS'));
+  expect(result.exitCode, result.output).toBe(0);
+}
+
+const AUTHORIZATION_CODE = ['authorization-request', 'token-request', 'pkce-s256-method-used'];
+const RESOURCE = ['resource-parameter-in-authorization', 'resource-parameter-in-token'];
+
+describe('conformance auth scenarios with the daemon as the client', () => {
+  it.each([
+    ['auth/metadata-default', [...AUTHORIZATION_CODE, ...RESOURCE, 'prm-pathbased-requested']],
+    ['auth/metadata-var1', AUTHORIZATION_CODE],
+    ['auth/metadata-var2', AUTHORIZATION_CODE],
+    ['auth/metadata-var3', AUTHORIZATION_CODE],
+    ['auth/basic-cimd', ['authorization-request', 'token-request']],
+    ['auth/scope-from-www-authenticate', AUTHORIZATION_CODE],
+    ['auth/scope-from-scopes-supported', AUTHORIZATION_CODE],
+    ['auth/scope-omitted-when-undefined', AUTHORIZATION_CODE],
+    ['auth/scope-step-up', ['scope-step-up-initial', 'scope-step-up-escalation']],
+    ['auth/scope-retry-limit', ['scope-retry-limit']],
+    ['auth/token-endpoint-auth-basic', ['token-request']],
+    ['auth/token-endpoint-auth-post', ['token-request']],
+    ['auth/token-endpoint-auth-none', ['token-request']],
+    ['auth/pre-registration', ['token-request']],
+    ['auth/2025-03-26-oauth-metadata-backcompat', []],
+    ['auth/2025-03-26-oauth-endpoint-fallback', []],
+    ['auth/resource-mismatch', []],
+    ['auth/iss-supported-missing', []],
+    ['auth/iss-wrong-issuer', []],
+    ['auth/iss-unexpected', []],
+    ['auth/iss-normalized', []],
+    ['auth/metadata-issuer-mismatch', []],
+    ['auth/client-credentials-basic', []],
+    ['auth/client-credentials-jwt', ['client-credentials-jwt-verified']],
+    ['auth/dpop', ['sep-1932-client-token-request-proof', 'sep-1932-client-dpop-auth-scheme']],
+    ['auth/dpop-nonce', ['sep-1932-client-fresh-proof']],
+  ])('%s passes', async (scenario, checkIds) => {
+    await expectScenarioPasses(scenario, checkIds);
+  });
+
+  // These scenarios exist only at the 2026-07-28 revision, whose servers refuse the `initialize` this
+  // client sends until it speaks that wire: the OAuth checks are run with the server at 2025-11-25.
+  it.each([
+    ['auth/offline-access-scope'],
+    ['auth/offline-access-not-supported'],
+    ['auth/iss-supported'],
+    ['auth/iss-not-advertised'],
+    ['auth/authorization-server-migration'],
+  ])('%s passes with the MCP server at 2025-11-25', async (scenario) => {
+    await expectScenarioPasses(scenario, [], '2025-11-25');
+  });
+});

@@ -1,0 +1,325 @@
+/**
+ * OAuth 2.1 for remote servers against real parts: the daemon on an ephemeral port, `oidc-provider` as the
+ * authorization server on loopback, and a fixture MCP server protected with the SDK's bearer auth. The
+ * test is the person's browser: it opens the authorization URL the daemon answers with and follows the
+ * redirects, through the provider's login and consent, back to the daemon's callback.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerRecord } from '../../shared/servers.ts';
+import { authorizationUrlOf, followAuthorization } from '../conformance/oauth-browser.ts';
+import {
+  type AuthorizationServer,
+  MACHINE_CLIENT,
+  PRE_REGISTERED,
+  RESOURCE_SCOPE,
+  startAuthorizationServer,
+} from '../fixtures/authorization-server.ts';
+import { type ProtectedServer, startProtectedServer } from '../fixtures/oauth-protected-server.ts';
+import { startDaemon, type TestDaemon } from './helpers.ts';
+
+let d: TestDaemon;
+let as: AuthorizationServer;
+let mcp: ProtectedServer;
+
+beforeAll(async () => {
+  d = await startDaemon();
+  as = await startAuthorizationServer({
+    resource: () => mcp.url,
+    redirectUris: () => [`${d.url}/oauth/callback`],
+  });
+  mcp = await startProtectedServer({
+    issuer: () => as.issuer,
+    requiredScopes: [RESOURCE_SCOPE],
+    async verifyAccessToken(token, resource) {
+      const found =
+        (await as.provider.AccessToken.find(token)) ?? (await as.provider.ClientCredentials.find(token));
+      if (!found) throw new InvalidTokenError('The token is unknown or expired');
+      const audiences = Array.isArray(found.aud) ? found.aud : [found.aud];
+      if (!audiences.includes(resource)) throw new InvalidTokenError('The token is for another resource');
+      return {
+        token,
+        clientId: found.clientId ?? '',
+        scopes: (found.scope ?? '').split(' ').filter(Boolean),
+        expiresAt: found.exp,
+        resource: new URL(resource),
+      };
+    },
+  });
+});
+
+afterAll(async () => {
+  await d?.close();
+  await mcp?.close();
+  await as?.close();
+});
+
+async function putServer(id: string, auth: Record<string, unknown>): Promise<void> {
+  const put = await d.api('PUT', `/api/mcp/servers/${id}`, {
+    config: { transport: 'http', url: mcp.url, auth },
+  });
+  expect(put.status, JSON.stringify(put.body)).toBe(201);
+}
+
+/** Connects, which must ask for a sign-in, and answers with the authorization URL. */
+async function authorizationUrlFor(id: string): Promise<string> {
+  const connect = await d.api('POST', `/api/mcp/servers/${id}/connect`);
+  expect(connect.status, JSON.stringify(connect.body)).toBe(502);
+  expect(connect.body.code).toBe('authorization_required');
+  const url = authorizationUrlOf(connect.body);
+  expect(url).toBeTypeOf('string');
+  return url as string;
+}
+
+async function whoami(id: string): Promise<{ clientId: string; scopes: string[] }> {
+  const call = await d.api('POST', `/api/mcp/servers/${id}/tools/whoami/call`, { parameters: {} });
+  expect(call.status, JSON.stringify(call.body)).toBe(200);
+  return JSON.parse(call.body.result.content[0].text);
+}
+
+async function record(id: string): Promise<ServerRecord> {
+  return (await d.api('GET', `/api/mcp/servers/${id}`)).body as ServerRecord;
+}
+
+async function storedGrant(
+  id: string,
+): Promise<{ tokens: { access_token: string; refresh_token?: string } }> {
+  return JSON.parse(await readFile(join(d.dataDir, 'oauth', `${id}.json`), 'utf8'));
+}
+
+describe('OAuth with a real authorization server', () => {
+  it('registers dynamically, signs in with PKCE S256 and the resource, and connects from the callback', async () => {
+    await putServer('dcr', {});
+    const url = new URL(await authorizationUrlFor('dcr'));
+    expect(url.origin).toBe(as.issuer);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('resource')).toBe(mcp.url);
+    expect(url.searchParams.get('redirect_uri')).toBe(`${d.url}/oauth/callback`);
+    expect(url.searchParams.get('state')).toMatch(/^[\w-]{20,}$/);
+    const waiting = await record('dcr');
+    expect(waiting.status).toBe('auth_required');
+    expect(waiting.auth).toMatchObject({ state: 'required', authorizationUrl: url.href });
+
+    const interactionsBefore = as.interactions;
+    const callback = await followAuthorization(url.href);
+    expect(as.interactions).toBeGreaterThan(interactionsBefore);
+    expect(callback.url.startsWith(`${d.url}/oauth/callback?`)).toBe(true);
+    expect(callback.status, callback.page).toBe(200);
+    expect(callback.page).toContain('Signed in to dcr');
+
+    const signedIn = await record('dcr');
+    expect(signedIn.status).toBe('connected');
+    expect(signedIn.auth?.state).toBe('authorized');
+    expect(signedIn.auth?.scopes).toContain(RESOURCE_SCOPE);
+    expect(signedIn.auth?.issuer).toBe(as.issuer);
+    expect(signedIn.auth?.refreshable).toBe(true);
+    expect(Date.parse(signedIn.auth?.expiresAt ?? '')).toBeGreaterThan(Date.now());
+    const me = await whoami('dcr');
+    expect(me.scopes).toContain(RESOURCE_SCOPE);
+    expect(me.clientId).not.toBe(PRE_REGISTERED.clientId);
+
+    // The grant is on disk, readable by its owner only, and in no answer of the daemon.
+    const file = join(d.dataDir, 'oauth', 'dcr.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(d.dataDir, 'oauth'))).mode & 0o777).toBe(0o700);
+    const { tokens } = await storedGrant('dcr');
+    expect(mcp.authorizations).toContain(`Bearer ${tokens.access_token}`);
+    const answers = JSON.stringify([
+      (await d.api('GET', '/api/mcp/servers')).body,
+      (await d.api('GET', '/api/mcp/rpc-logs/export')).body,
+    ]);
+    expect(answers).not.toContain(tokens.access_token);
+    expect(answers).not.toContain(tokens.refresh_token);
+  });
+
+  it('refreshes the access token when the server refuses it, without asking the person again', async () => {
+    const before = await storedGrant('dcr');
+    // The authorization server ends the access token: the server answers 401 to it from now on.
+    await (await as.provider.AccessToken.find(before.tokens.access_token))?.destroy();
+    await d.api('POST', '/api/mcp/servers/dcr/disconnect');
+    const interactions = as.interactions;
+    expect((await whoami('dcr')).scopes).toContain(RESOURCE_SCOPE);
+    const after = await storedGrant('dcr');
+    expect(after.tokens.access_token).not.toBe(before.tokens.access_token);
+    expect(as.interactions).toBe(interactions);
+    expect(mcp.authorizations).toContain(`Bearer ${after.tokens.access_token}`);
+  });
+
+  it('forgets the grant: the file goes, and the next connection asks for a sign-in again', async () => {
+    const forgot = await d.api('DELETE', '/api/mcp/servers/dcr/auth');
+    expect(forgot.status, JSON.stringify(forgot.body)).toBe(200);
+    expect(forgot.body.auth).toEqual({ state: 'none' });
+    expect(forgot.body.status).toBe('disconnected');
+    expect(await readdir(join(d.dataDir, 'oauth'))).not.toContain('dcr.json');
+    await authorizationUrlFor('dcr');
+  });
+
+  it('starts a fresh sign-in on request: the record carries the authorization URL', async () => {
+    const started = await d.api('POST', '/api/mcp/servers/dcr/auth/start');
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body.auth.state).toBe('required');
+    const callback = await followAuthorization(started.body.auth.authorizationUrl);
+    expect(callback.status, callback.page).toBe(200);
+    expect((await record('dcr')).status).toBe('connected');
+  });
+
+  it('signs in with a pre-registered client whose secret is masked in every answer', async () => {
+    await putServer('pre', { clientId: PRE_REGISTERED.clientId, clientSecret: PRE_REGISTERED.clientSecret });
+    const listed = JSON.stringify((await d.api('GET', '/api/mcp/servers')).body);
+    expect(listed).not.toContain(PRE_REGISTERED.clientSecret);
+    expect((await record('pre')).config).toMatchObject({
+      auth: { clientId: PRE_REGISTERED.clientId, clientSecret: '********' },
+    });
+    const url = new URL(await authorizationUrlFor('pre'));
+    expect(url.searchParams.get('client_id')).toBe(PRE_REGISTERED.clientId);
+    const callback = await followAuthorization(url.href);
+    expect(callback.status, callback.page).toBe(200);
+    expect((await whoami('pre')).clientId).toBe(PRE_REGISTERED.clientId);
+  });
+
+  it('keeps the secret a PUT sends back masked, and drops the grant when the server moves or goes', async () => {
+    const masked = (await record('pre')).config;
+    const put = await d.api('PUT', '/api/mcp/servers/pre', { config: masked });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.auth?.state).toBe('authorized');
+    // Signing in again redeems the code with the client secret: it must still be the stored one.
+    await d.api('DELETE', '/api/mcp/servers/pre/auth');
+    const callback = await followAuthorization(await authorizationUrlFor('pre'));
+    expect(callback.status, callback.page).toBe(200);
+    expect((await record('pre')).auth?.state).toBe('authorized');
+
+    const moved = await d.api('PUT', '/api/mcp/servers/pre', {
+      config: { ...masked, url: mcp.url.replace('127.0.0.1', 'localhost') },
+    });
+    expect(moved.body.auth).toEqual({ state: 'none' });
+    // Another host: the masked secret is not sent there.
+    expect(moved.body.config.auth).toEqual({ clientId: PRE_REGISTERED.clientId });
+    expect(await readdir(join(d.dataDir, 'oauth'))).not.toContain('pre.json');
+
+    await putServer('gone', { clientId: PRE_REGISTERED.clientId, clientSecret: PRE_REGISTERED.clientSecret });
+    expect((await followAuthorization(await authorizationUrlFor('gone'))).status).toBe(200);
+    expect(await readdir(join(d.dataDir, 'oauth'))).toContain('gone.json');
+    await d.api('DELETE', '/api/mcp/servers/gone');
+    expect(await readdir(join(d.dataDir, 'oauth'))).not.toContain('gone.json');
+  });
+
+  it('gets a token with client credentials, no browser involved', async () => {
+    await putServer('machine', {
+      grant: 'client_credentials',
+      clientId: MACHINE_CLIENT.clientId,
+      clientSecret: MACHINE_CLIENT.clientSecret,
+    });
+    const interactions = as.interactions;
+    const connect = await d.api('POST', '/api/mcp/servers/machine/connect');
+    expect(connect.status, JSON.stringify(connect.body)).toBe(200);
+    expect(connect.body.auth).toMatchObject({ state: 'authorized' });
+    expect((await whoami('machine')).clientId).toBe(MACHINE_CLIENT.clientId);
+    const first = await storedGrant('machine');
+    // A fresh authorization needs no person either: a new token, and connected.
+    const started = await d.api('POST', '/api/mcp/servers/machine/auth/start');
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body.status).toBe('connected');
+    expect((await storedGrant('machine')).tokens.access_token).not.toBe(first.tokens.access_token);
+    expect(as.interactions).toBe(interactions);
+  });
+
+  it('authorizes a server over the older HTTP+SSE transport the same way', async () => {
+    const put = await d.api('PUT', '/api/mcp/servers/sse', {
+      config: { transport: 'sse', url: mcp.sseUrl, auth: {} },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    const url = new URL(await authorizationUrlFor('sse'));
+    expect(url.searchParams.get('resource')).toBe(mcp.sseUrl);
+    const callback = await followAuthorization(url.href);
+    expect(callback.status, callback.page).toBe(200);
+    expect((await record('sse')).status).toBe('connected');
+    expect((await whoami('sse')).scopes).toContain(RESOURCE_SCOPE);
+  });
+
+  it('refuses a callback whose iss names another authorization server, and redeems nothing', async () => {
+    await putServer('wrong-iss', {});
+    const url = await authorizationUrlFor('wrong-iss');
+    const callback = await followAuthorization(url, (next) => {
+      if (!next.startsWith(`${d.url}/oauth/callback`)) return next;
+      const tampered = new URL(next);
+      tampered.searchParams.set('iss', 'https://attacker.example');
+      return tampered.href;
+    });
+    expect(callback.status).toBe(400);
+    expect(callback.page).toContain('Sign-in failed');
+    expect(callback.page).toContain('another issuer');
+    expect(callback.page).not.toContain(new URL(callback.url).searchParams.get('code'));
+    const after = await record('wrong-iss');
+    expect(after.status).not.toBe('connected');
+    expect(after.auth?.state).not.toBe('authorized');
+  });
+
+  it('answers a callback with an unknown state with a page that says so', async () => {
+    const response = await fetch(`${d.url}/oauth/callback?code=abcdef&state=not-a-flow`);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('Unknown or expired sign-in');
+    // The Host check runs before the callback like before every route.
+    const { port } = new URL(d.url);
+    const foreignHost = await new Promise<number>((resolve, reject) => {
+      get(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/oauth/callback?code=abcdef&state=x',
+          headers: { Host: 'evil.example' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      ).on('error', reject);
+    });
+    expect(foreignHost).toBe(403);
+  });
+
+  it('refuses OAuth settings that cannot work', async () => {
+    const ws = await d.api('PUT', '/api/mcp/servers/bad', {
+      config: { transport: 'websocket', url: 'ws://127.0.0.1:1/', auth: {} },
+    });
+    expect(ws.status).toBe(400);
+    const machine = await d.api('PUT', '/api/mcp/servers/bad', {
+      config: { transport: 'http', url: mcp.url, auth: { grant: 'client_credentials' } },
+    });
+    expect(machine.status).toBe(400);
+    expect(machine.body.error).toContain('auth.clientId: is required for client_credentials');
+  });
+
+  it('masks a private key for private_key_jwt like a secret', async () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const put = await d.api('PUT', '/api/mcp/servers/jwt', {
+      config: {
+        transport: 'http',
+        url: mcp.url,
+        auth: {
+          grant: 'client_credentials',
+          clientId: 'jwt-client',
+          privateKey: pem,
+          signingAlgorithm: 'ES256',
+        },
+      },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    expect(put.body.config.auth).toEqual({
+      grant: 'client_credentials',
+      clientId: 'jwt-client',
+      privateKey: '********',
+      signingAlgorithm: 'ES256',
+    });
+    expect(JSON.stringify((await d.api('GET', '/api/mcp/servers')).body)).not.toContain('PRIVATE KEY');
+    // Sent back masked, the stored key is kept (the registry file holds it, mode 0600).
+    const again = await d.api('PUT', '/api/mcp/servers/jwt', { config: put.body.config });
+    expect(again.status).toBe(200);
+    const registry = JSON.parse(await readFile(join(d.dataDir, 'servers.json'), 'utf8'));
+    expect(registry.mcpServers.jwt.auth.privateKey).toBe(pem);
+  });
+});
