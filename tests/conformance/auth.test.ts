@@ -21,16 +21,12 @@ interface Check {
   errorMessage?: string;
 }
 
-/** Runs one scenario; `specVersion` runs it at that revision of the spec (with --force when it is older). */
-async function runScenario(
-  scenario: string,
-  specVersion?: string,
-): Promise<{ exitCode: number; output: string; checks: Check[] }> {
+/** Runs one scenario at the runner's own spec version. */
+async function runScenario(scenario: string): Promise<{ exitCode: number; output: string; checks: Check[] }> {
   const outputDir = await mkdtemp(join(tmpdir(), 'conformance-auth-'));
   onTestFinished(() => rm(outputDir, { recursive: true, force: true }));
   const { INSPECTOR_DAEMON_URL: _url, INSPECTOR_DAEMON_TOKEN: _token, ...env } = process.env;
   const args = [CLI, 'client', '--command', ADAPTER, '--scenario', scenario, '-o', outputDir];
-  if (specVersion) args.push('--spec-version', specVersion, '--force');
   const { exitCode, output } = await new Promise<{ exitCode: number; output: string }>((resolve) => {
     execFile(process.execPath, args, { cwd: ROOT, env, timeout: 50_000 }, (error, stdout, stderr) => {
       resolve({
@@ -47,12 +43,8 @@ async function runScenario(
 }
 
 /** Every check succeeded (none failed or warned), the named ones among them, and the runner says PASSED. */
-async function expectScenarioPasses(
-  scenario: string,
-  checkIds: string[],
-  specVersion?: string,
-): Promise<void> {
-  const result = await runScenario(scenario, specVersion);
+async function expectScenarioPasses(scenario: string, checkIds: string[]): Promise<void> {
+  const result = await runScenario(scenario);
   const verdicts = result.checks
     .filter((check) => check.status !== 'INFO')
     .map(({ id, status, errorMessage }) => ({ id, status, ...(errorMessage && { errorMessage }) }));
@@ -103,15 +95,15 @@ describe('conformance auth scenarios with the daemon as the client', () => {
     await expectScenarioPasses(scenario, checkIds);
   });
 
-  // These scenarios exist only at the 2026-07-28 revision, whose servers refuse the `initialize` this
-  // client sends until it speaks that wire: the OAuth checks are run with the server at 2025-11-25.
+  // These scenarios exist only at the 2026-07-28 revision: the daemon reaches their servers through
+  // era auto (server/discover), as it does any modern server.
   it.each([
     ['auth/offline-access-scope'],
     ['auth/offline-access-not-supported'],
     ['auth/iss-supported'],
     ['auth/iss-not-advertised'],
     ['auth/authorization-server-migration'],
-  ])('%s passes with the MCP server at 2025-11-25', async (scenario) => {
-    await expectScenarioPasses(scenario, [], '2025-11-25');
+  ])('%s passes', async (scenario) => {
+    await expectScenarioPasses(scenario, []);
   });
 });
