@@ -229,6 +229,31 @@ describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
     await web.openTab('tools');
   });
 
+  it('keeps every field of the server editor inside the server list at its narrowest', async () => {
+    const { page, layout } = web;
+    await page.setViewport({ width: 1400, height: HEIGHT });
+    await layout.pressOnSplitter('sidebar', 'ArrowLeft', 20);
+    await page.locator(byTestId('server-add')).click();
+    await page.waitForSelector(byTestId('server-editor'));
+    await page.locator(byTestId('editor-mode-stdio')).click();
+    const overflow = await page.$eval(byTestId('server-editor'), (editor) => {
+      const right = editor.getBoundingClientRect().right;
+      const fields = Array.from(editor.querySelectorAll('input, textarea, select'));
+      return {
+        fields: fields.length,
+        past: fields
+          .filter((field) => field.getBoundingClientRect().right > right + 0.5)
+          .map((field) => field.id),
+        scrolls: editor.scrollWidth > editor.clientWidth,
+      };
+    });
+    expect(overflow.fields).toBeGreaterThan(5);
+    expect(overflow).toMatchObject({ past: [], scrolls: false });
+    await shot(page, 'web-1400-narrow-editor');
+    await page.locator(byTestId('editor-cancel')).click();
+    await page.waitForSelector(byTestId('server-editor'), { hidden: true });
+  });
+
   it('follows the system theme when it changes while the page is open', async () => {
     const { page } = web;
     const theme = () =>
