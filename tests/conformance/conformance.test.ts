@@ -1,65 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { ROOT } from '../daemon/helpers.ts';
+import { describe, it } from 'vitest';
+import { ADAPTER, expectPassed as expectAllPassed, type RunnerResult, runScenario } from './runner.ts';
 
-const CLI = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-/** The runner splits the command on spaces and appends the scenario server's URL. */
-const ADAPTER = `${process.execPath} --import tsx tests/conformance/adapter.ts`;
-
-interface Check {
-  id: string;
-  name: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | string;
-  errorMessage?: string;
-}
-
-interface RunnerResult {
-  exitCode: number;
-  output: string;
-  checks: Check[];
-}
-
-/** Runs `conformance client` for one scenario (at the runner's default wire, or `specVersion`). */
-async function runScenario(scenario: string, command = ADAPTER, specVersion?: string): Promise<RunnerResult> {
-  const outputDir = await mkdtemp(join(tmpdir(), 'conformance-results-'));
-  onTestFinished(() => rm(outputDir, { recursive: true, force: true }));
-  const { INSPECTOR_DAEMON_URL: _url, INSPECTOR_DAEMON_TOKEN: _token, ...env } = process.env;
-  const args = [CLI, 'client', '--command', command, '--scenario', scenario, '-o', outputDir];
-  if (specVersion) args.push('--spec-version', specVersion);
-  const { exitCode, output } = await new Promise<{ exitCode: number; output: string }>((resolve) => {
-    execFile(process.execPath, args, { cwd: ROOT, env, timeout: 50_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ exitCode: code, output: `${stdout}${stderr}` });
-    });
-  });
-  const [resultDir] = await readdir(outputDir);
-  const checks: Check[] = resultDir
-    ? JSON.parse(await readFile(join(outputDir, resultDir, 'checks.json'), 'utf8'))
-    : [];
-  const clientStderr = resultDir
-    ? await readFile(join(outputDir, resultDir, 'stderr.txt'), 'utf8').catch(() => '')
-    : '';
-  return { exitCode, checks, output: `${output}\n--- client stderr ---\n${clientStderr}` };
-}
-
-/** Asserts the runner's verdict and that each named check succeeded, showing the runner's output if not. */
+/** Every check succeeded but those SKIPPED: checks of a request the era does not have (initialize on 2026-07-28). */
 function expectPassed(result: RunnerResult, checkIds: string[]): void {
-  const verdicts = result.checks
-    // SKIPPED: a check of a request the era does not have (initialize on 2026-07-28).
-    .filter((check) => check.status !== 'INFO' && check.status !== 'SKIPPED')
-    .map(({ id, status, errorMessage }) => ({ id, status, ...(errorMessage && { errorMessage }) }));
-  expect(
-    verdicts.filter((check) => check.status !== 'SUCCESS'),
-    result.output,
-  ).toEqual([]);
-  expect(
-    checkIds.map((id) => verdicts.find((check) => check.id === id)?.status),
-    result.output,
-  ).toEqual(checkIds.map(() => 'SUCCESS'));
-  expect(result.exitCode, result.output).toBe(0);
+  expectAllPassed(result, checkIds, { ignore: ['SKIPPED'] });
 }
 
 describe('MCP conformance suite with the daemon as the client', () => {
