@@ -78,10 +78,19 @@ export async function launchFirefoxWithExtension(): Promise<FirefoxExtension> {
   }
 }
 
+/** How long an extension page may take to show its ready element. */
+const PAGE_READY_MS = 30_000;
+
 /**
  * Opens an extension page in a new tab. Firefox does not report extension pages over WebDriver BiDi yet
  * (no navigation or load events, bug 1755014), so `page.goto` never sees this one finish; scripts still
  * run in the page. The page is there once its own document says so: its address and `ready`.
+ *
+ * The check is polled by hand rather than with `page.waitForFunction`: while the tab swaps about:blank
+ * for the extension document, Firefox's BiDi `script.evaluate` can fail outright ("right-hand side of
+ * 'in' should be an object, got null") instead of reporting a destroyed context, and `waitForFunction`
+ * gives up on the first such error. Here an evaluation error only means "not yet"; the last one is
+ * reported if the page never gets there.
  */
 export async function openExtensionPage(
   browser: Browser,
@@ -92,19 +101,27 @@ export async function openExtensionPage(
   const page = await browser.newPage();
   await page.setViewport(viewport);
   // Its time-out is the one expected end of goto; any other failure (a refused navigation) is the test's.
-  const refused = new Promise<never>((_resolve, reject) => {
-    page.goto(url).catch((error: Error) => {
-      if (!error.message.startsWith('Navigation timeout')) reject(error);
-    });
+  let refused: Error | undefined;
+  page.goto(url).catch((error: Error) => {
+    if (!error.message.startsWith('Navigation timeout')) refused = error;
   });
-  await Promise.race([
-    refused,
-    page.waitForFunction(
-      (want: string, sel: string) => location.href === want && document.querySelector(sel) !== null,
-      {},
-      url,
-      ready,
-    ),
-  ]);
-  return page;
+  const deadline = Date.now() + PAGE_READY_MS;
+  let lastError: unknown;
+  for (;;) {
+    if (refused) throw refused;
+    try {
+      const there = await page.evaluate(
+        (want: string, sel: string) => location.href === want && document.querySelector(sel) !== null,
+        url,
+        ready,
+      );
+      if (there) return page;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${url} did not show ${ready} within ${PAGE_READY_MS} ms`, { cause: lastError });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
