@@ -82,9 +82,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const events = new LiveEvents();
   const publish = events.publish.bind(events);
   const executions = new ExecutionManager(options, publish);
-  const oauth = new OAuthManager(options.dataDir, (serverId) => {
-    if (manager.has(serverId)) publish({ type: 'server-status', server: manager.get(serverId).record() });
-  });
+  const oauth = new OAuthManager(
+    options.dataDir,
+    (serverId) => {
+      if (manager.has(serverId)) publish({ type: 'server-status', server: manager.get(serverId).record() });
+    },
+    (trace) => publish({ type: 'auth-trace', trace }),
+  );
   const manager: ClientManager = new ClientManager(
     join(options.dataDir, 'servers.json'),
     {

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   execution_not_found: 404,
   elicitation_not_found: 404,
   widget_not_found: 404,
+  auth_step_not_found: 404,
   execution_busy: 409,
   precondition_failed: 412,
   payload_too_large: 413,

@@ -35,6 +35,8 @@ export const ERROR_CODES = [
   'elicitation_not_found',
   // 404: no stored widget has this toolId, or it expired.
   'widget_not_found',
+  // 404: the server's auth debugger holds no step (no guided sign-in waits for `auth/trace/next`).
+  'auth_step_not_found',
   // 409: another execution holds the lock (`activeExecution` names it).
   'execution_busy',
   // 412: a conditional request for a file of the web page whose condition fails (If-Match…).

@@ -5,6 +5,7 @@
  */
 import type { ElicitationRequired, JsonObject } from './api.ts';
 import type { RpcLogEntry } from './logs.ts';
+import type { AuthTrace } from './oauth.ts';
 import type { ServerRecord } from './servers.ts';
 
 /** First message of every connection. `bootId` changes when the daemon restarts (sequence numbers restart). */
@@ -53,10 +54,17 @@ export interface ElicitationMessage {
   elicitation: ElicitationRequired;
 }
 
+/** A server's auth debugger record changed: a step began, ended or waits (`GET /servers/:id/auth/trace`). */
+export interface AuthTraceMessage {
+  type: 'auth-trace';
+  trace: AuthTrace;
+}
+
 export type LiveMessage =
   | HelloMessage
   | RpcMessage
   | ServerStatusMessage
   | NotificationMessage
   | ProgressMessage
-  | ElicitationMessage;
+  | ElicitationMessage
+  | AuthTraceMessage;

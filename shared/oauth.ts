@@ -73,3 +73,83 @@ export const oauthSettingsSchema = {
     },
   },
 } as const;
+
+/** How a sign-in runs: straight through, or pausing before every request to the authorization side. */
+export type AuthTraceMode = 'quick' | 'guided';
+
+/** `POST /servers/:id/auth/start`: `guided` answers at once and waits for `…/auth/trace/next` before each request. */
+export interface AuthStartRequest {
+  mode?: AuthTraceMode;
+}
+
+export const authStartRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { mode: { enum: ['quick', 'guided'] } },
+} as const;
+
+/**
+ * What a step of the OAuth flow was:
+ * - `challenge`: the MCP server refused a request (401, or 403 asking for more scope);
+ * - `resource-metadata` / `server-metadata`: discovery (RFC 9728; RFC 8414 and OpenID discovery);
+ * - `registration`: dynamic client registration (RFC 7591);
+ * - `authorization`: the URL the person opens; `callback`: the browser's way back to the daemon;
+ * - `token`, `refresh`, `client-credentials`: token requests; `other`: any other request of the flow;
+ * - `outcome`: how the flow ended.
+ */
+export type AuthStepKind =
+  | 'challenge'
+  | 'resource-metadata'
+  | 'server-metadata'
+  | 'registration'
+  | 'authorization'
+  | 'callback'
+  | 'token'
+  | 'refresh'
+  | 'client-credentials'
+  | 'other'
+  | 'outcome';
+
+/** One HTTP exchange of the flow, with every secret masked and bodies cut at 16 KiB. */
+export interface AuthExchange {
+  method: string;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody?: string;
+  status?: number;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+  /** Why no answer came (the network, a time-out, a refused redirect). */
+  error?: string;
+}
+
+export interface AuthStep {
+  seq: number;
+  kind: AuthStepKind;
+  title: string;
+  /** ISO 8601 time the step began. */
+  at: string;
+  /** How long the exchange took, in milliseconds. */
+  ms?: number;
+  /**
+   * `waiting`: a guided flow holds the request until the person goes on; `pending`: sent, no answer yet;
+   * `fallback`: a miss the client answers by trying the next place; `failed`: the flow stops here.
+   */
+  outcome: 'ok' | 'fallback' | 'failed' | 'pending' | 'waiting';
+  /** The rule of the specifications this step follows or checks. */
+  rule: string;
+  /** What the step found, in words. */
+  detail?: string;
+  /** On failure: what is wrong and how to fix it. */
+  problem?: string;
+  http?: AuthExchange;
+}
+
+/** `GET /servers/:id/auth/trace`: the steps of the server's sign-ins, the last 200. */
+export interface AuthTrace {
+  serverId: string;
+  mode: AuthTraceMode;
+  /** The step a guided flow holds until `POST /servers/:id/auth/trace/next`. */
+  waiting?: number;
+  steps: AuthStep[];
+}

@@ -24,6 +24,7 @@ import type {
   ToolsListResponse,
 } from './api.ts';
 import type { HealthResponse } from './health.ts';
+import type { AuthStartRequest, AuthTrace } from './oauth.ts';
 import type { PutServerRequest, Root, ServerRecord } from './servers.ts';
 import type { WidgetStoreRequest, WidgetStoreResponse } from './widgets.ts';
 
@@ -78,8 +79,11 @@ export interface ApiRoutes {
   'POST /servers/:id/ping': Route<undefined, PingResponse>;
   'POST /servers/:id/logging-level': Route<LoggingLevelRequest, ServerRecord>;
   'PUT /servers/:id/roots': Route<RootsRequest, ServerRecord>;
-  'POST /servers/:id/auth/start': Route<undefined, ServerRecord>;
+  'POST /servers/:id/auth/start': Route<AuthStartRequest | undefined, ServerRecord>;
   'DELETE /servers/:id/auth': Route<undefined, ServerRecord>;
+  'GET /servers/:id/auth/trace': Route<undefined, AuthTrace>;
+  'POST /servers/:id/auth/trace/next': Route<undefined, AuthTrace>;
+  'DELETE /servers/:id/auth/trace': Route<undefined, AuthTrace>;
   'POST /tools/list': Route<ServerRequest, ToolsListResponse>;
   'POST /tools/execute': Route<ExecuteRequest, ExecutionOutcome>;
   'POST /tools/respond': Route<RespondRequest, ExecutionOutcome>;
@@ -117,6 +121,9 @@ export const ROUTE_NAMES = [
   'PUT /servers/:id/roots',
   'POST /servers/:id/auth/start',
   'DELETE /servers/:id/auth',
+  'GET /servers/:id/auth/trace',
+  'POST /servers/:id/auth/trace/next',
+  'DELETE /servers/:id/auth/trace',
   'POST /tools/list',
   'POST /tools/execute',
   'POST /tools/respond',

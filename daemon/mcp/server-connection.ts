@@ -455,6 +455,7 @@ export class ServerConnection {
           maxMessageBytes: this.deps.maxMessageBytes,
         },
         this.deps.oauth?.providerFor(this.id, this.config),
+        this.deps.oauth?.fetchFor(this.id, this.config),
       );
       transport = new LoggingTransport(
         inner,

@@ -6,7 +6,7 @@
  */
 import type * as Client from '@modelcontextprotocol/client';
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
-import type { ServerAuthInfo } from '../../shared/oauth.ts';
+import type { AuthTrace, AuthTraceMode, ServerAuthInfo } from '../../shared/oauth.ts';
 import type { RemoteServerConfig, ServerConfig } from '../../shared/servers.ts';
 import {
   AuthorizationFailedError,
@@ -15,7 +15,8 @@ import {
   type UpstreamError,
 } from '../errors.ts';
 import { redact } from '../mcp/redact.ts';
-import { GrantStore } from './grant-store.ts';
+import { ServerAuthTrace } from './auth-trace.ts';
+import { GrantStore, type StoredTokens } from './grant-store.ts';
 import { DaemonOAuthProvider } from './provider.ts';
 
 type Sdk = typeof Client;
@@ -27,9 +28,6 @@ async function loadSdk(): Promise<Sdk> {
 
 /** How long a person has to finish signing in before the callback's `state` is refused. */
 export const PENDING_FLOW_MS = 10 * 60_000;
-/** The longest an answer of an authorization server may take. */
-const AUTH_REQUEST_TIMEOUT_MS = 30_000;
-
 interface PendingFlow {
   serverId: string;
   provider: DaemonOAuthProvider;
@@ -51,6 +49,11 @@ export interface ConnectionOAuth {
   beginAttempt(serverId: string): void;
   /** The provider for a remote server with `auth` settings; undefined for any other. */
   providerFor(serverId: string, config: ServerConfig): OAuthClientProvider | undefined;
+  /**
+   * The fetch of the transport of a server with `auth` settings (undefined for any other): its OAuth
+   * requests and the server's refusals reach the auth debugger.
+   */
+  fetchFor(serverId: string, config: ServerConfig): typeof fetch | undefined;
   /** An OAuth failure in the daemon's words; undefined when the failure is not OAuth's. */
   explain(serverId: string, error: unknown): UpstreamError | undefined;
   /** What the server record says of the grant. */
@@ -64,25 +67,20 @@ export interface ConnectionOAuth {
   shareSecrets(serverId: string, sink: string[]): void;
 }
 
-/** A fetch for the authorization server: no redirects followed (a hostile server cannot send us elsewhere), bounded in time. */
-const authFetch: typeof fetch = (input, init) =>
-  fetch(input, {
-    ...init,
-    redirect: 'error',
-    signal: init?.signal ?? AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS),
-  });
-
 export class OAuthManager implements ConnectionOAuth {
   readonly store: GrantStore;
   private readonly providers = new Map<string, DaemonOAuthProvider>();
   private readonly pending = new Map<string, PendingFlow>();
   private readonly secretsByServer = new Map<string, Set<string>>();
   private readonly sinks = new Map<string, string[]>();
+  private readonly traces = new Map<string, ServerAuthTrace>();
   private baseUrl?: string;
 
   constructor(
     dataDir: string,
     private readonly onChange: (serverId: string) => void = () => {},
+    /** A server's auth debugger record changed (a step began, ended or waits). */
+    private readonly onTrace: (trace: AuthTrace) => void = () => {},
   ) {
     this.store = new GrantStore(dataDir);
   }
@@ -119,7 +117,7 @@ export class OAuthManager implements ConnectionOAuth {
       this.store,
       {
         callbackUrl: () => this.callbackUrl(),
-        onAuthorizationUrl: (from, url, state, verifier) => this.awaitCallback(from, state, verifier),
+        onAuthorizationUrl: (from, url, state, verifier) => this.awaitCallback(from, url, state, verifier),
         onSecret: (value) => this.addSecret(serverId, value),
       },
     );
@@ -130,6 +128,22 @@ export class OAuthManager implements ConnectionOAuth {
       () => {},
     );
     return provider;
+  }
+
+  /** The auth debugger's record of a server's flows. */
+  trace(serverId: string): ServerAuthTrace {
+    let trace = this.traces.get(serverId);
+    if (!trace) {
+      trace = new ServerAuthTrace(serverId, () => this.secrets(serverId), this.onTrace);
+      this.traces.set(serverId, trace);
+    }
+    return trace;
+  }
+
+  fetchFor(serverId: string, config: ServerConfig): typeof fetch | undefined {
+    if (config.transport !== 'http' && config.transport !== 'sse') return undefined;
+    if (!config.auth) return undefined;
+    return this.trace(serverId).fetch(serverUrlOf(config)) as typeof fetch;
   }
 
   shareSecrets(serverId: string, sink: string[]): void {
@@ -151,14 +165,7 @@ export class OAuthManager implements ConnectionOAuth {
       return { state: 'required', authorizationUrl: provider.authorizationUrl.href };
     }
     if (!tokens) return { state: 'none' };
-    const info: ServerAuthInfo = { state: 'authorized', refreshable: Boolean(tokens.refresh_token) };
-    if (typeof tokens.expires_in === 'number' && grant?.obtainedAt) {
-      info.expiresAt = new Date(grant.obtainedAt + tokens.expires_in * 1000).toISOString();
-    }
-    if (typeof tokens.scope === 'string' && tokens.scope)
-      info.scopes = tokens.scope.split(' ').filter(Boolean);
-    if (tokens.issuer) info.issuer = tokens.issuer;
-    return info;
+    return authorizedInfo(tokens, grant?.obtainedAt);
   }
 
   explain(serverId: string, error: unknown): UpstreamError | undefined {
@@ -235,27 +242,40 @@ export class OAuthManager implements ConnectionOAuth {
     return undefined;
   }
 
-  /** A fresh authorization for a server: its authorization URL, or none when no person is needed. */
-  async start(serverId: string, config: ServerConfig): Promise<{ authorizationUrl?: string }> {
+  /**
+   * A fresh authorization for a server: its authorization URL, or none when no person is needed. The
+   * auth debugger records it; in guided mode each of its requests waits for `trace(id).next()`.
+   */
+  async start(
+    serverId: string,
+    config: ServerConfig,
+    mode: AuthTraceMode = 'quick',
+  ): Promise<{ authorizationUrl?: string }> {
     const provider = this.providerFor(serverId, config);
     if (!provider) {
       throw new DaemonError('invalid_request', `Server "${serverId}" has no OAuth settings (config.auth)`);
     }
     const { auth } = await loadSdk();
+    const trace = this.trace(serverId);
+    trace.begin(mode);
     provider.authorizationUrl = undefined;
     await provider.invalidateCredentials('discovery');
     try {
       const result = await auth(provider, {
         serverUrl: provider.serverUrl,
-        fetchFn: authFetch,
+        fetchFn: trace.fetch(provider.serverUrl),
         forceReauthorization: true,
       });
       this.onChange(serverId);
       const url = provider.authorizationUrl as URL | undefined;
-      return result === 'REDIRECT' && url ? { authorizationUrl: url.href } : {};
+      if (result === 'REDIRECT' && url) return { authorizationUrl: url.href };
+      this.noteSignedIn(serverId);
+      return {};
     } catch (error) {
       provider.flowRunning = true;
-      throw this.explain(serverId, error) ?? error;
+      const explained = this.explain(serverId, error) ?? error;
+      trace.note('outcome', 'failed', 'The flow stopped.', (explained as Error).message);
+      throw explained;
     }
   }
 
@@ -264,6 +284,13 @@ export class OAuthManager implements ConnectionOAuth {
     const state = params.get('state');
     const flow = state ? this.pending.get(state) : undefined;
     if (!state || !flow || flow.expiresAt < Date.now()) {
+      if (flow)
+        this.trace(flow.serverId).note(
+          'callback',
+          'failed',
+          'A callback came for a flow older than 10 minutes.',
+          'Start the sign-in again.',
+        );
       if (state) this.pending.delete(state);
       return {
         ok: false,
@@ -275,11 +302,18 @@ export class OAuthManager implements ConnectionOAuth {
     this.pending.delete(state);
     const { serverId, provider } = flow;
     const { auth } = await loadSdk();
+    const trace = this.trace(serverId);
     const error = params.get('error');
     if (error && !params.get('code')) {
       provider.authorizationUrl = undefined;
       this.onChange(serverId);
       const description = params.get('error_description');
+      trace.note(
+        'callback',
+        'failed',
+        `The authorization server answered error=${error.slice(0, 64)}${description ? `: ${description.slice(0, 500)}` : ''}.`,
+        callbackProblem(error),
+      );
       return {
         ok: false,
         serverId,
@@ -292,19 +326,32 @@ export class OAuthManager implements ConnectionOAuth {
     }
     const code = params.get('code') ?? '';
     this.addSecret(serverId, code);
+    const iss = params.get('iss');
+    trace.note(
+      'callback',
+      code ? 'ok' : 'failed',
+      `state matches the flow this daemon started; ${code ? 'a code came back' : 'no code came back'}; ${iss ? `iss ${iss.slice(0, 300)}` : 'no iss (checked against the metadata: required when it says authorization_response_iss_parameter_supported)'}.`,
+      code ? undefined : 'The authorization server sent neither a code nor an error: sign in again.',
+    );
     provider.useVerifier(flow.verifier);
     try {
       await auth(provider, {
         serverUrl: provider.serverUrl,
         authorizationCode: code,
-        iss: params.get('iss') ?? undefined,
-        fetchFn: authFetch,
+        iss: iss ?? undefined,
+        fetchFn: trace.fetch(provider.serverUrl),
       });
     } catch (failure) {
       provider.authorizationUrl = undefined;
       provider.flowRunning = true;
       this.onChange(serverId);
       const explained = this.explain(serverId, failure);
+      trace.note(
+        'outcome',
+        'failed',
+        'The code was not redeemed.',
+        explained?.message ?? redact(String(failure), this.secrets(serverId)),
+      );
       return {
         ok: false,
         serverId,
@@ -315,6 +362,7 @@ export class OAuthManager implements ConnectionOAuth {
     // The person signed in: other sign-ins this server was waiting for are no longer wanted.
     for (const [key, other] of this.pending) if (other.serverId === serverId) this.pending.delete(key);
     this.onChange(serverId);
+    this.noteSignedIn(serverId);
     return { ok: true, serverId, title: 'Signed in', detail: 'The inspector holds a grant for this server.' };
   }
 
@@ -345,7 +393,7 @@ export class OAuthManager implements ConnectionOAuth {
     }
   }
 
-  private awaitCallback(provider: DaemonOAuthProvider, state: string, verifier: string): void {
+  private awaitCallback(provider: DaemonOAuthProvider, url: URL, state: string, verifier: string): void {
     const now = Date.now();
     for (const [key, flow] of this.pending) if (flow.expiresAt < now) this.pending.delete(key);
     // A few flows of one server may wait at once (two calls that both needed a sign-in); not more.
@@ -357,7 +405,21 @@ export class OAuthManager implements ConnectionOAuth {
       verifier,
       expiresAt: now + PENDING_FLOW_MS,
     });
+    const { detail, problem } = authorizationDetail(url);
+    this.trace(provider.serverId).note('authorization', problem ? 'failed' : 'ok', detail, problem);
     this.onChange(provider.serverId);
+  }
+
+  /** The flow's last step: what the grant now holds. */
+  private noteSignedIn(serverId: string): void {
+    const grant = this.store.peek(serverId);
+    const info = grant?.tokens && authorizedInfo(grant.tokens, grant.obtainedAt);
+    const parts = [
+      info?.expiresAt ? `valid until ${info.expiresAt}` : 'no expiry given',
+      info?.scopes?.length ? `scopes ${info.scopes.join(' ')}` : 'no scopes named',
+      info?.refreshable ? 'refreshable' : 'no refresh token',
+    ];
+    this.trace(serverId).note('outcome', 'ok', `Authorized: ${parts.join('; ')}.`);
   }
 
   private addSecret(serverId: string, value: string): void {
@@ -396,4 +458,46 @@ function bindingOf(config: ServerConfig): string | undefined {
     url = config.url;
   }
   return JSON.stringify([url, grant, clientId ?? null, clientMetadataUrl ?? null]);
+}
+
+/** What an authorization URL asks for, and what is missing from it. */
+function authorizationDetail(url: URL): { detail: string; problem?: string } {
+  const q = url.searchParams;
+  const said = (name: string) => q.get(name) ?? '(none)';
+  const detail = `${url.origin}${url.pathname}: response_type ${said('response_type')}, code_challenge_method ${said('code_challenge_method')}, resource ${said('resource')}, scope ${said('scope')}, redirect_uri ${said('redirect_uri')}. Open it to sign in.`;
+  const missing = [
+    q.get('code_challenge_method') !== 'S256' && 'PKCE with S256',
+    !q.get('state') && 'state',
+    !q.get('resource') && 'the resource parameter',
+  ].filter(Boolean);
+  return missing.length
+    ? { detail, problem: `The URL lacks ${missing.join(', ')}: the flow is not safe to finish.` }
+    : { detail };
+}
+
+/** What an error of the authorization endpoint (RFC 6749 §4.1.2.1) asks the person to do. */
+function callbackProblem(error: string): string {
+  switch (error) {
+    case 'access_denied':
+      return 'access_denied: the sign-in was refused (by the person or a policy). Sign in again and approve the request.';
+    case 'invalid_scope':
+      return "invalid_scope: the scopes asked are not offered. Set auth.scopes to scopes the authorization server's metadata lists.";
+    case 'invalid_request':
+      return 'invalid_request: the authorization server did not take the request (a redirect URI it does not know, a missing parameter). Check the client registration.';
+    case 'unauthorized_client':
+      return 'unauthorized_client: this client may not use the authorization-code grant. Check the client registration.';
+    default:
+      return `${error.slice(0, 64)}: see the authorization server's description above.`;
+  }
+}
+
+/** What the record says of stored tokens. */
+function authorizedInfo(tokens: StoredTokens, obtainedAt: number | undefined): ServerAuthInfo {
+  const info: ServerAuthInfo = { state: 'authorized', refreshable: Boolean(tokens.refresh_token) };
+  if (typeof tokens.expires_in === 'number' && obtainedAt) {
+    info.expiresAt = new Date(obtainedAt + tokens.expires_in * 1000).toISOString();
+  }
+  if (typeof tokens.scope === 'string' && tokens.scope) info.scopes = tokens.scope.split(' ').filter(Boolean);
+  if (tokens.issuer) info.issuer = tokens.issuer;
+  return info;
 }

@@ -5,19 +5,32 @@
  * binds it to a flow the daemon started, and the Host check runs before it like before every route.
  */
 import { Router } from 'express';
+import { type AuthStartRequest, authStartRequestSchema } from '../../shared/oauth.ts';
 import type { Answer } from '../../shared/routes.ts';
+import { DaemonError } from '../errors.ts';
+import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { OAuthManager } from '../oauth/oauth-manager.ts';
 
 export function oauthServerRouter(manager: ClientManager, oauth: OAuthManager): Router {
   const router = Router();
 
+  // A guided flow answers 202 at once: each of its requests then waits for `auth/trace/next`.
   router.post('/:id/auth/start', async (req, res) => {
+    const { mode = 'quick' } = validate<AuthStartRequest>(authStartRequestSchema, req.body ?? {});
     const connection = manager.get(String(req.params.id));
     await connection.disconnect();
-    const { authorizationUrl } = await oauth.start(connection.id, connection.config);
-    // No person needed (client credentials, or a refresh that worked): connect at once.
-    if (!authorizationUrl) await connection.ensureConnected();
+    const flow = oauth.start(connection.id, connection.config, mode).then(async ({ authorizationUrl }) => {
+      // No person needed (client credentials, or a refresh that worked): connect at once.
+      if (!authorizationUrl) await connection.ensureConnected();
+    });
+    if (mode === 'guided') {
+      // Its failure is the trace's last step and the record's error.
+      flow.catch(() => {});
+      res.status(202).json(connection.record() satisfies Answer<'POST /servers/:id/auth/start'>);
+      return;
+    }
+    await flow;
     res.json(connection.record() satisfies Answer<'POST /servers/:id/auth/start'>);
   });
 
@@ -26,6 +39,30 @@ export function oauthServerRouter(manager: ClientManager, oauth: OAuthManager): 
     await connection.disconnect();
     await oauth.forget(connection.id);
     res.json(connection.record() satisfies Answer<'DELETE /servers/:id/auth'>);
+  });
+
+  router.get('/:id/auth/trace', (req, res) => {
+    const connection = manager.get(String(req.params.id));
+    res.json(oauth.trace(connection.id).view() satisfies Answer<'GET /servers/:id/auth/trace'>);
+  });
+
+  router.post('/:id/auth/trace/next', (req, res) => {
+    const connection = manager.get(String(req.params.id));
+    const trace = oauth.trace(connection.id);
+    if (!trace.next()) {
+      throw new DaemonError(
+        'auth_step_not_found',
+        `No step of server "${connection.id}" waits: start a guided sign-in first`,
+      );
+    }
+    res.json(trace.view() satisfies Answer<'POST /servers/:id/auth/trace/next'>);
+  });
+
+  router.delete('/:id/auth/trace', (req, res) => {
+    const connection = manager.get(String(req.params.id));
+    const trace = oauth.trace(connection.id);
+    trace.clear();
+    res.json(trace.view() satisfies Answer<'DELETE /servers/:id/auth/trace'>);
   });
 
   return router;

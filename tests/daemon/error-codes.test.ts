@@ -327,6 +327,9 @@ describe('failures of OAuth with a remote server', () => {
     const failed = await d.api('POST', '/api/mcp/servers/oauth/connect');
     expectFailure(failed, 502, 'authorization_failed');
     expect(failed.body.mcpError.code).toBe('AUTH_FLOW_FAILED');
+
+    // Nothing of its auth debugger waits: no guided sign-in runs.
+    expectFailure(await d.api('POST', '/api/mcp/servers/oauth/auth/trace/next'), 404, 'auth_step_not_found');
   });
 });
 

@@ -323,3 +323,122 @@ describe('OAuth with a real authorization server', () => {
     expect(registry.mcpServers.jwt.auth.privateKey).toBe(pem);
   });
 });
+
+describe('the auth debugger', () => {
+  type Trace = { mode: string; waiting?: number; steps: Array<Record<string, any>> };
+  const trace = async (id: string): Promise<Trace> => {
+    const answer = await d.api('GET', `/api/mcp/servers/${id}/auth/trace`);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return answer.body as Trace;
+  };
+  const kinds = (t: Trace) => t.steps.map((step) => step.kind);
+
+  it('records every step of a sign-in, with its exchange, its rule, and every credential masked', async () => {
+    await putServer('traced', {});
+    const url = await authorizationUrlFor('traced');
+    const before = await trace('traced');
+    expect(kinds(before)).toEqual(
+      expect.arrayContaining([
+        'challenge',
+        'resource-metadata',
+        'server-metadata',
+        'registration',
+        'authorization',
+      ]),
+    );
+    expect(kinds(before).indexOf('challenge')).toBeLessThan(kinds(before).indexOf('resource-metadata'));
+    const challenge = before.steps.find((step) => step.kind === 'challenge');
+    expect(challenge?.http.status).toBe(401);
+    expect(challenge?.detail).toContain('resource_metadata');
+    const metadata = before.steps.find((step) => step.kind === 'resource-metadata' && step.outcome === 'ok');
+    expect(metadata?.http.url).toContain('/.well-known/oauth-protected-resource');
+    expect(JSON.parse(metadata?.http.responseBody).resource).toBe(mcp.url);
+    expect(metadata?.rule).toContain('RFC 9728');
+    expect(metadata?.ms).toBeGreaterThanOrEqual(0);
+    const registration = before.steps.find((step) => step.kind === 'registration');
+    expect(registration?.http).toMatchObject({ method: 'POST', status: 201 });
+    const authorization = before.steps.find((step) => step.kind === 'authorization');
+    expect(authorization?.detail).toContain('code_challenge_method S256');
+    expect(authorization?.problem).toBeUndefined();
+
+    const callback = await followAuthorization(url);
+    expect(callback.status, callback.page).toBe(200);
+    const code = new URL(callback.url).searchParams.get('code') as string;
+    const after = await trace('traced');
+    const tail = kinds(after).slice(kinds(before).length);
+    expect(tail).toEqual(expect.arrayContaining(['callback', 'token', 'outcome']));
+    const token = after.steps.find((step) => step.kind === 'token');
+    expect(token?.http.status).toBe(200);
+    expect(token?.http.requestBody).toContain('grant_type=authorization_code');
+    expect(token?.http.requestBody).toContain('code_verifier=********');
+    expect(JSON.parse(token?.http.responseBody).access_token).toBe('********');
+    expect(after.steps.at(-1)).toMatchObject({ kind: 'outcome', outcome: 'ok' });
+
+    const { tokens } = await storedGrant('traced');
+    const text = JSON.stringify(after);
+    for (const secret of [tokens.access_token, tokens.refresh_token, code]) {
+      expect(secret && text.includes(secret), 'a secret in the trace').toBe(false);
+    }
+  });
+
+  it('holds each request of a guided sign-in until the person goes on', async () => {
+    await putServer('guided', {});
+    const started = await d.api('POST', '/api/mcp/servers/guided/auth/start', { mode: 'guided' });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const seen = new Set<number>();
+    for (let round = 0; round < 30; round++) {
+      let t = await trace('guided');
+      for (
+        let wait = 0;
+        t.waiting === undefined && !kinds(t).includes('authorization') && wait < 100;
+        wait++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        t = await trace('guided');
+      }
+      if (t.waiting === undefined) break;
+      const held = t.steps.find((step) => step.seq === t.waiting);
+      expect(held?.outcome).toBe('waiting');
+      // Held means not sent: no answer yet.
+      expect(held?.http.status).toBeUndefined();
+      seen.add(t.waiting);
+      const next = await d.api('POST', '/api/mcp/servers/guided/auth/trace/next');
+      expect(next.status, JSON.stringify(next.body)).toBe(200);
+    }
+    const done = await trace('guided');
+    expect(done.mode).toBe('guided');
+    expect(kinds(done)).toContain('authorization');
+    // Every request of the flow was held once: the metadata requests and the registration.
+    const requests = done.steps.filter((step) => step.http && step.kind !== 'challenge');
+    expect(requests.length).toBeGreaterThanOrEqual(3);
+    expect(requests.every((step) => seen.has(step.seq))).toBe(true);
+    expect((await record('guided')).auth).toMatchObject({ state: 'required' });
+
+    const nothing = await d.api('POST', '/api/mcp/servers/guided/auth/trace/next');
+    expect(nothing.status).toBe(404);
+    expect(nothing.body.code).toBe('auth_step_not_found');
+    const cleared = await d.api('DELETE', '/api/mcp/servers/guided/auth/trace');
+    expect(cleared.body).toEqual({ serverId: 'guided', mode: 'quick', steps: [] });
+  });
+
+  it('says what is wrong when the token request fails: a wrong client secret', async () => {
+    await putServer('bad-secret', {
+      grant: 'client_credentials',
+      clientId: MACHINE_CLIENT.clientId,
+      clientSecret: 'not-the-secret',
+    });
+    const connect = await d.api('POST', '/api/mcp/servers/bad-secret/connect');
+    expect(connect.status).toBe(502);
+    const t = await trace('bad-secret');
+    const failed = t.steps.find((step) => step.kind === 'client-credentials');
+    expect(failed).toMatchObject({ outcome: 'failed', http: { status: 401 } });
+    expect(failed?.problem).toContain('invalid_client');
+    expect(JSON.stringify(t)).not.toContain('not-the-secret');
+  });
+
+  it('refuses a mode it does not know', async () => {
+    const bad = await d.api('POST', '/api/mcp/servers/traced/auth/start', { mode: 'slow' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_request');
+  });
+});

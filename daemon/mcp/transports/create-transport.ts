@@ -1,4 +1,5 @@
 import {
+  type FetchLike,
   type OAuthClientProvider,
   SSEClientTransport,
   StreamableHTTPClientTransport,
@@ -34,14 +35,16 @@ export function createTransport(
   stdio: StdioTransportOptions = {},
   /** OAuth for an HTTP or SSE server with `auth` settings (daemon/oauth). */
   authProvider?: OAuthClientProvider,
+  /** The fetch of an HTTP or SSE transport, when not the global one. */
+  fetch?: FetchLike,
 ): Transport {
   if (config.transport === 'stdio') return new StdioTransport(config, stdio);
   const { url, headers } = remoteEndpoint(config);
   switch (config.transport) {
     case 'sse':
-      return new SSEClientTransport(url, { requestInit: { headers }, authProvider });
+      return new SSEClientTransport(url, { requestInit: { headers }, authProvider, fetch });
     case 'http':
-      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider });
+      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider, fetch });
     case 'websocket':
       return new WebSocketTransport(url, headers);
   }
