@@ -4,7 +4,7 @@ import { useResourcesStore } from '../resources/resources-store';
 import { useServersStore } from '../servers/servers-store';
 import { useToolsStore } from '../tools/tools-store';
 
-export type Tab = 'tools' | 'resources' | 'prompts' | 'server' | 'logs' | 'page';
+export type Tab = 'tools' | 'resources' | 'prompts' | 'server' | 'auth' | 'logs' | 'page';
 
 /** What the panel's address asks to show first: `?server=ID&tool=NAME` or `?server=ID&resource=URI`. */
 export interface DeepLink {

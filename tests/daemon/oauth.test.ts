@@ -8,7 +8,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { get } from 'node:http';
 import { join } from 'node:path';
-import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerRecord } from '../../shared/servers.ts';
 import { authorizationUrlOf, followAuthorization } from '../conformance/oauth-browser.ts';
@@ -19,7 +18,11 @@ import {
   RESOURCE_SCOPE,
   startAuthorizationServer,
 } from '../fixtures/authorization-server.ts';
-import { type ProtectedServer, startProtectedServer } from '../fixtures/oauth-protected-server.ts';
+import {
+  type ProtectedServer,
+  startProtectedServer,
+  tokenIssuedBy,
+} from '../fixtures/oauth-protected-server.ts';
 import { startDaemon, type TestDaemon } from './helpers.ts';
 
 let d: TestDaemon;
@@ -35,20 +38,7 @@ beforeAll(async () => {
   mcp = await startProtectedServer({
     issuer: () => as.issuer,
     requiredScopes: [RESOURCE_SCOPE],
-    async verifyAccessToken(token, resource) {
-      const found =
-        (await as.provider.AccessToken.find(token)) ?? (await as.provider.ClientCredentials.find(token));
-      if (!found) throw new InvalidTokenError('The token is unknown or expired');
-      const audiences = Array.isArray(found.aud) ? found.aud : [found.aud];
-      if (!audiences.includes(resource)) throw new InvalidTokenError('The token is for another resource');
-      return {
-        token,
-        clientId: found.clientId ?? '',
-        scopes: (found.scope ?? '').split(' ').filter(Boolean),
-        expiresAt: found.exp,
-        resource: new URL(resource),
-      };
-    },
+    verifyAccessToken: tokenIssuedBy(as),
   });
 });
 

@@ -5,6 +5,7 @@
  * view: `panel.tools.run()`, `panel.logs.rows()`.
  */
 import type { Browser, Page } from 'puppeteer';
+import { AuthView } from './auth.ts';
 import { byTestId, saveScreenshot, type ScreenshotOptions } from './dom.ts';
 import { ElicitationDialog } from './elicitation-dialog.ts';
 import { AppLayout } from './layout.ts';
@@ -19,7 +20,7 @@ import { ServersSidebar } from './servers.ts';
 import { ToolsView } from './tools.ts';
 import { WidgetView } from './widget.ts';
 
-export type Tab = 'tools' | 'resources' | 'prompts' | 'server' | 'logs';
+export type Tab = 'tools' | 'resources' | 'prompts' | 'server' | 'auth' | 'logs';
 
 export class PanelPage {
   readonly layout: AppLayout;
@@ -33,6 +34,7 @@ export class PanelPage {
   readonly resources: ResourcesView;
   readonly prompts: PromptsView;
   readonly serverInfo: ServerInfoView;
+  readonly auth: AuthView;
   readonly logs: LogsView;
 
   constructor(readonly page: Page) {
@@ -47,6 +49,7 @@ export class PanelPage {
     this.resources = new ResourcesView(page);
     this.prompts = new PromptsView(page);
     this.serverInfo = new ServerInfoView(page);
+    this.auth = new AuthView(page);
     this.logs = new LogsView(page);
   }
 
