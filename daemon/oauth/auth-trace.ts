@@ -179,7 +179,9 @@ function bodyText(body: RequestInit['body']): string | undefined {
 }
 
 function headersOf(init: RequestInit | undefined): Record<string, string> {
-  return Object.fromEntries(new Headers(init?.headers).entries());
+  const headers: Record<string, string> = {};
+  new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+  return headers;
 }
 
 /** What a failed exchange means, and how to fix it; undefined when the status says it plainly. */
