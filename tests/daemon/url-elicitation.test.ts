@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ElicitationRequired, ExecutionCompleted } from '../../shared/api.ts';
 import type { ErrorBody } from '../../shared/errors.ts';
@@ -14,8 +15,8 @@ async function startWithFixture(): Promise<TestDaemon> {
   return d;
 }
 
-const execute = (d: TestDaemon, toolName: string, parameters: object = {}) =>
-  d.api('POST', '/api/mcp/tools/execute', { serverId: 'web', toolName, parameters });
+const execute = (d: TestDaemon, toolName: string, parameters: object = {}, timeoutMs?: number) =>
+  d.api('POST', '/api/mcp/tools/execute', { serverId: 'web', toolName, parameters, timeoutMs });
 
 const respond = (d: TestDaemon, requestId: string, action: string) =>
   d.api('POST', '/api/mcp/tools/respond', { requestId, response: { action } });
@@ -122,6 +123,18 @@ describe('URL elicitation required (-32042)', () => {
     const done = await respond(d, again.requestId, 'accept');
     expect(done.body.result.content[0].text).toBe('Account connected');
     expect(callsOf(d, 'connect-account')).toBe(3);
+  });
+
+  it('pauses the tool time-out while the user is at the URL', async () => {
+    const d = await startWithFixture();
+    const asked = (await execute(d, 'connect-account', {}, 300)).body as ElicitationRequired;
+    // The person takes longer at the URL than the call may run without progress.
+    await sleep(900);
+    expect(d.daemon.executions.activeExecution?.id).toBe(asked.executionId);
+    await visit(asked);
+    const done = await respond(d, asked.requestId, 'accept');
+    expect(done.status).toBe(200);
+    expect(done.body.result.content[0].text).toBe('Account connected');
   });
 
   it("answers a decline with the server's error, saying the call was not retried", async () => {
