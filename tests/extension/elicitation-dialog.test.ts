@@ -178,7 +178,7 @@ describe('ElicitationDialog', () => {
     const wrapper = open({ elicitation: elicitation(request), completedByServer: true });
     expect(wrapper.find('[data-testid="elicit-retry"]').exists()).toBe(false);
     expect(wrapper.get('[data-testid="elicit-accept"]').text()).toBe('Accept');
-    expect(wrapper.get('[data-testid="elicit-completed"]').exists()).toBe(true);
+    expect(wrapper.find('[data-testid="elicit-completed"]').exists()).toBe(true);
   });
 
   it('shows a URL of another scheme as text only', () => {
