@@ -331,11 +331,10 @@ export class ExecutionManager {
       const onAbort = (): void => reject(signal.reason);
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      const request = { ...elicitation };
       this.ask<ElicitationResponse['action']>(
         'elicitation',
         execution.serverId,
-        request,
+        { ...elicitation },
         signal,
         (response, settle) => settle(response.action),
         retry,
