@@ -149,6 +149,6 @@ function answer(code: ErrorCode, message: string, extra: Omit<ErrorBody, 'error'
 }
 
 /** McpError prefixes "MCP error -32602: " (servers built on the SDK add their own too); the code is reported on its own. */
-function stripMcpPrefix(message: string): string {
+export function stripMcpPrefix(message: string): string {
   return message.replace(/^(MCP error -?\d+: )+/, '');
 }

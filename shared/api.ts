@@ -113,6 +113,21 @@ export interface ElicitationRequired {
    */
   request: JsonObject;
   timestamp: string;
+  /**
+   * Set when the call failed with -32042, URL elicitation required (MCP 2025-11-25): `request` is URL
+   * `index` of the `count` the server listed (`{ mode: "url", elicitationId, url, message }`). Accept once
+   * finished at the URL; when all are accepted the call is made again, round `round` of at most
+   * `maxRounds`. Decline or cancel ends the call with the server's error.
+   */
+  retry?: UrlElicitationRetry;
+}
+
+/** Where a URL elicitation of a -32042 error stands: which of the server's URLs, which retry. */
+export interface UrlElicitationRetry {
+  round: number;
+  maxRounds: number;
+  index: number;
+  count: number;
 }
 
 export interface ExecutionCancelled {

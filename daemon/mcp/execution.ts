@@ -1,18 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { ElicitResult, RequestOptions } from '@modelcontextprotocol/client';
 import type {
+  ElicitationRequired,
   ElicitationResponse,
   ExecutionOutcome,
   InputRequestKind,
   JsonObject,
   McpTask,
   TaskParams,
+  UrlElicitationRetry,
 } from '../../shared/api.ts';
 import { samplingAnswerSchema } from '../../shared/schemas.ts';
 import { DaemonError, UpstreamError } from '../errors.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
 import type { ServerConnection } from './server-connection.ts';
+import {
+  MAX_URL_ELICITATION_ROUNDS,
+  type UrlElicitation,
+  urlElicitationError,
+  urlElicitationRequired,
+} from './url-elicitation.ts';
 
 export interface ExecutionLimits {
   /** Default tool-call time-out; progress notifications reset it, pending elicitations pause it. */
@@ -28,6 +36,8 @@ interface PendingElicitation {
   request: JsonObject;
   timestamp: string;
   delivered: boolean;
+  /** A URL elicitation of a -32042 error: the call is retried once all of them are accepted. */
+  retry?: UrlElicitationRetry;
   /** Settles the server's request with the person's answer; cancel when nobody answers. */
   answer: (response: ElicitationResponse) => void;
   timer: NodeJS.Timeout;
@@ -54,6 +64,19 @@ function taskRefused(message: string): DaemonError {
 }
 
 type Finish = { outcome: ExecutionOutcome } | { error: unknown };
+
+/** What the caller is told of a pending request: the 202 body, and the live channel's `elicitation`. */
+function elicitationRequired(executionId: string, pending: PendingElicitation): ElicitationRequired {
+  return {
+    status: 'elicitation_required',
+    kind: pending.kind,
+    executionId,
+    requestId: pending.requestId,
+    request: pending.request,
+    timestamp: pending.timestamp,
+    ...(pending.retry && { retry: pending.retry }),
+  };
+}
 
 /** One tool call in flight: its pending elicitations and whoever waits for its next event. */
 class Execution {
@@ -115,14 +138,7 @@ class Execution {
         const elicitation = this.pending.find((p) => !p.delivered) ?? this.pending[0];
         if (elicitation) {
           elicitation.delivered = true;
-          resolve({
-            status: 'elicitation_required',
-            kind: elicitation.kind,
-            executionId: this.id,
-            requestId: elicitation.requestId,
-            request: elicitation.request,
-            timestamp: elicitation.timestamp,
-          });
+          resolve(elicitationRequired(this.id, elicitation));
           return;
         }
         this.waiters.push(settle);
@@ -191,7 +207,9 @@ export class ExecutionManager {
       },
       async (execution, options, runAs) => {
         if (!runAs) {
-          const result = await connection.callTool(toolName, parameters, options);
+          const result = await this.withUrlElicitations(execution, () =>
+            connection.callTool(toolName, parameters, options),
+          );
           return { status: 'completed', executionId: execution.id, result };
         }
         const created = await connection.callTool(toolName, parameters, options, { ...runAs });
@@ -257,6 +275,73 @@ export class ExecutionManager {
     const result = await connection.getTaskResult(taskId, options);
     execution.abort.signal.removeEventListener('abort', onAbort);
     return { status: 'completed', executionId: execution.id, taskId, result: result as JsonObject };
+  }
+
+  /**
+   * A request retried after the person finished the URL elicitations of its -32042 error (MCP
+   * 2025-11-25): each URL goes to the caller in turn through the 202 flow, and once all are accepted
+   * the request is made again, at most MAX_URL_ELICITATION_ROUNDS times. A decline or cancel, or a server
+   * still asking after the last round, ends the call with the server's error saying why; an error whose
+   * elicitations do not hold up (urlElicitationRequired) is returned as it came.
+   */
+  private async withUrlElicitations<T>(execution: Execution, request: () => Promise<T>): Promise<T> {
+    for (let round = 1; ; round++) {
+      try {
+        return await request();
+      } catch (error) {
+        const required = urlElicitationRequired(error);
+        if (!required) throw error;
+        if (round > MAX_URL_ELICITATION_ROUNDS) {
+          throw urlElicitationError(
+            required.error,
+            `The server still asked for URL elicitation after ${MAX_URL_ELICITATION_ROUNDS} retries, so the call was not retried again.`,
+          );
+        }
+        for (const [index, elicitation] of required.elicitations.entries()) {
+          const retry = {
+            round,
+            maxRounds: MAX_URL_ELICITATION_ROUNDS,
+            index: index + 1,
+            count: required.elicitations.length,
+          };
+          const action = await this.askUrl(execution, elicitation, retry);
+          if (action !== 'accept') {
+            const why =
+              action === 'decline'
+                ? 'The user declined the URL elicitation, so the call was not retried.'
+                : 'The URL elicitation was cancelled, so the call was not retried.';
+            throw urlElicitationError(required.error, why);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Hands one URL elicitation to the caller and waits for the answer. The server is not waiting on
+   * it (its request already failed), so ending the call must end this wait too.
+   */
+  private askUrl(
+    execution: Execution,
+    elicitation: UrlElicitation,
+    retry: UrlElicitationRetry,
+  ): Promise<ElicitationResponse['action']> {
+    const signal = execution.abort.signal;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.ask<ElicitationResponse['action']>(
+        'elicitation',
+        execution.serverId,
+        { ...elicitation },
+        signal,
+        (response, settle) => settle(response.action),
+        retry,
+      )
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   /** One call under the lock: `prepare` checks before it starts (the lock is released if it throws). */
@@ -396,6 +481,7 @@ export class ExecutionManager {
       resolve: (value: T) => void,
       reject: (error: Error) => void,
     ) => void,
+    retry?: UrlElicitationRetry,
   ): Promise<T> {
     const execution = this.active;
     if (!execution || execution.serverId !== serverId || execution.finished) {
@@ -409,6 +495,7 @@ export class ExecutionManager {
         request,
         timestamp: new Date().toISOString(),
         delivered: false,
+        ...(retry && { retry }),
         answer,
         timer: setTimeout(() => {
           const index = execution.pending.indexOf(pending);
@@ -431,14 +518,7 @@ export class ExecutionManager {
         type: 'elicitation',
         serverId,
         toolName: execution.toolName,
-        elicitation: {
-          status: 'elicitation_required',
-          kind,
-          executionId: execution.id,
-          requestId: pending.requestId,
-          request,
-          timestamp: pending.timestamp,
-        },
+        elicitation: elicitationRequired(execution.id, pending),
       });
     });
   }

@@ -29,6 +29,8 @@ export interface Run {
   runAsTask?: TaskParams;
   /** The task the server created for a run as a task: it ends here, the task goes on. */
   task?: McpTask;
+  /** URL elicitations the server said were finished (`notifications/elicitation/complete`), by id. */
+  completedElicitations?: string[];
 }
 
 export const isActive = (run: Run | null | undefined): boolean =>

@@ -53,7 +53,19 @@ export const useToolsStore = defineStore('tools', () => {
     if (message.method === 'notifications/tools/list_changed' && message.serverId === serverId.value) {
       void load(message.serverId);
     }
+    if (message.method === 'notifications/elicitation/complete') {
+      markElicitationComplete(message.serverId, message.params?.elicitationId);
+    }
   });
+
+  /** The server says the person finished at a URL: the dialog of the running call shows it. */
+  function markElicitationComplete(fromServer: string, elicitationId: unknown): void {
+    const target = activeRun.value;
+    if (!target || target.serverId !== fromServer || typeof elicitationId !== 'string') return;
+    const completed = (target.completedElicitations ??= []);
+    // A server repeating itself, or naming ids it never asked about, must not grow the run without end.
+    if (!completed.includes(elicitationId) && completed.length < 100) completed.push(elicitationId);
+  }
 
   const currentValue = computed({
     get: () => (selectedName.value ? (values.value[selectedName.value] ?? {}) : {}),

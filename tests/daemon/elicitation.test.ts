@@ -143,11 +143,15 @@ describe('URL elicitation', () => {
     expect(JSON.stringify(done.body.result)).toContain('accept');
   });
 
-  it('reports the URL-elicitation-required error with its code and data', async () => {
+  it('hands the URL of a URL-elicitation-required error over, and reports the error when declined', async () => {
     const d = await startWithServers();
-    const failed = await execute(d, 'everything', 'trigger-url-elicitation', {
+    const asked = await execute(d, 'everything', 'trigger-url-elicitation', {
       parameters: { url: 'https://example.com/authorize', errorPath: true },
     });
+    expect(asked.status).toBe(202);
+    expect(asked.body.request).toMatchObject({ mode: 'url', url: expect.stringMatching(/^https:\/\//) });
+    expect(asked.body.retry).toMatchObject({ round: 1 });
+    const failed = await respond(d, asked.body.requestId, { action: 'decline' });
     expect(failed.status).toBe(502);
     expect(failed.body.mcpError).toMatchObject({ code: -32042 });
     expect(failed.body.mcpError.data.elicitations).toEqual([

@@ -25,7 +25,12 @@ const contactSchema = {
   required: ['name'],
 };
 
-function open(props: { elicitation: ElicitationRequired; queued?: number; serverName?: string }) {
+function open(props: {
+  elicitation: ElicitationRequired;
+  queued?: number;
+  serverName?: string;
+  completedByServer?: boolean;
+}) {
   const wrapper = mount(ElicitationDialog, { props, attachTo: document.body });
   onTestFinished(() => wrapper.unmount());
   return wrapper;
@@ -141,6 +146,39 @@ describe('ElicitationDialog', () => {
     expect(wrapper.find('[data-testid="field-name"]').exists()).toBe(false);
     await wrapper.get('[data-testid="elicit-accept"]').trigger('click');
     expect(wrapper.emitted('respond')).toEqual([[{ action: 'accept', content: {} }]]);
+  });
+
+  it('says a URL of a -32042 error is a step after which the call is retried', async () => {
+    const request = { mode: 'url', message: 'Connect', url: 'https://example.com/c', elicitationId: 'c-1' };
+    const wrapper = open({
+      elicitation: { ...elicitation(request), retry: { round: 2, maxRounds: 3, index: 1, count: 1 } },
+    });
+    const retry = wrapper.get('[data-testid="elicit-retry"]').text();
+    expect(retry).toContain('then choose Done, and the call is made again (retry 2 of 3)');
+    expect(retry).not.toContain('Link 1 of 1');
+    expect(wrapper.get('[data-testid="elicit-accept"]').text()).toBe('Done, retry the call');
+    expect(wrapper.find('[data-testid="elicit-completed"]').exists()).toBe(false);
+    await wrapper.setProps({ completedByServer: true });
+    expect(wrapper.get('[data-testid="elicit-completed"]').text()).toBe('Completed by the server.');
+    await wrapper.get('[data-testid="elicit-accept"]').trigger('click');
+    expect(wrapper.emitted('respond')).toEqual([[{ action: 'accept', content: {} }]]);
+  });
+
+  it('counts the URLs of a -32042 error and moves on to the next one before retrying', () => {
+    const request = { mode: 'url', message: 'First', url: 'https://example.com/1', elicitationId: '1' };
+    const wrapper = open({
+      elicitation: { ...elicitation(request), retry: { round: 1, maxRounds: 3, index: 1, count: 2 } },
+    });
+    expect(wrapper.get('[data-testid="elicit-retry"]').text()).toMatch(/^Link 1 of 2\./);
+    expect(wrapper.get('[data-testid="elicit-accept"]').text()).toBe('Done, next link');
+  });
+
+  it('keeps Accept and says nothing of retrying for a URL the server asked about itself', () => {
+    const request = { mode: 'url', message: 'Sign in', url: 'https://example.com/s', elicitationId: 's' };
+    const wrapper = open({ elicitation: elicitation(request), completedByServer: true });
+    expect(wrapper.find('[data-testid="elicit-retry"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="elicit-accept"]').text()).toBe('Accept');
+    expect(wrapper.find('[data-testid="elicit-completed"]').exists()).toBe(true);
   });
 
   it('shows a URL of another scheme as text only', () => {

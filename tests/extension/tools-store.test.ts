@@ -2,8 +2,8 @@
 /**
  * The tools store against a real daemon with the tools fixture and server-everything: listing a server's
  * tools, a server whose tools cannot be listed, running the selected tool with its form's values,
- * answering its elicitations, the progress the live channel brings to the running call, and cancelling
- * it.
+ * answering its elicitations (URL ones the server said were finished marked so), the progress the
+ * live channel brings to the running call, and cancelling it.
  */
 import { createPinia, setActivePinia } from 'pinia';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ beforeAll(async () => {
     ['fixture', fixtureStdio('tools-server.ts')],
     ['everything', everythingStdio()],
     ['broken', { transport: 'stdio', command: 'inspector-no-such-command', args: [] }],
+    ['web', fixtureStdio('url-elicitation-server.ts')],
   ] as const) {
     expect((await daemon.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
   }
@@ -99,6 +100,28 @@ describe('tools store', () => {
     expect(tools.run?.state).toBe('completed');
     expect(tools.running).toBe(false);
     expect(textOf(tools.run?.result)).toBe('first: accept {"answer":"yes"}; second: cancel');
+  });
+
+  it('marks a URL elicitation the server said was finished, and retries the call on Done', async () => {
+    const live = useLiveStore();
+    const tools = useToolsStore();
+    live.start(0);
+    try {
+      await expect.poll(() => live.state).toBe('open');
+      await tools.load('web');
+      tools.select('connect-account');
+      await tools.execute();
+      const request = tools.run?.elicitation?.request;
+      expect(tools.run?.elicitation?.retry).toMatchObject({ round: 1 });
+      expect(tools.run?.completedElicitations).toBeUndefined();
+      expect((await fetch(String(request?.url))).status).toBe(200);
+      await expect.poll(() => tools.run?.completedElicitations).toEqual([request?.elicitationId]);
+      await tools.respond({ action: 'accept' });
+      expect(tools.run?.state).toBe('completed');
+      expect(textOf(tools.run?.result)).toBe('Account connected');
+    } finally {
+      live.stop();
+    }
   });
 
   it('shows the progress the live channel brings to the running call, and cancels it', async () => {
