@@ -25,15 +25,19 @@ export interface SubscriptionHost {
   debug?: (line: string) => void;
 }
 
-/** The open listen stream, the client it runs on and the URIs it covers. */
+/** The open listen stream, the client it runs on, the URIs it covers and when it was acknowledged. */
 interface Stream {
   client: Client;
   subscription: McpSubscription;
   uris: readonly string[];
+  openedAt: number;
 }
 
-/** How many times in a row a stream the server ended is opened again before the daemon gives up. */
+/** How many times in a row a stream the server ends soon is opened again before the daemon gives up. */
 const MAX_REOPENS = 3;
+
+/** A stream that lasted this long ended for a reason of its own (a server restart), not at once again. */
+const STEADY_MS = 10_000;
 
 /**
  * The list changes a listen stream also asks for: at the modern era they come only on such a stream.
@@ -122,10 +126,15 @@ export class ResourceSubscriptions {
       return;
     }
     const generation = this.generation;
-    const stream = await this.host.withClient(async (client) => ({
+    const stream: Stream = await this.host.withClient(async (client) => ({
       client,
       uris,
-      subscription: await client.listen({ ...LIST_CHANGES, resourceSubscriptions: [...uris] }),
+      subscription: await client
+        .listen({ ...LIST_CHANGES, resourceSubscriptions: [...uris] })
+        .catch((error: unknown) => {
+          throw endedEarly(error) ?? error;
+        }),
+      openedAt: Date.now(),
     }));
     if (generation !== this.generation) {
       await stream.subscription.close();
@@ -148,12 +157,14 @@ export class ResourceSubscriptions {
 
   /**
    * A stream ended. One the daemon closed or replaced is no news. One the server ended while the
-   * connection stays is opened again (a few times in a row at most); with the connection gone, its
-   * URIs are forgotten, as a legacy server forgets its subscriptions (the panel clears its own then).
+   * connection stays is opened again (a few times in a row at most, when each ends soon after it was
+   * opened); with the connection gone, its URIs are forgotten, as a legacy server forgets its
+   * subscriptions (the panel clears its own then).
    */
   private ended(stream: Stream, cause: 'local' | 'graceful' | 'remote'): void {
     if (this.stream !== stream || cause === 'local') return;
     this.stream = undefined;
+    if (Date.now() - stream.openedAt >= STEADY_MS) this.reopens = 0;
     const connected = this.host.isCurrent(stream.client);
     if (!connected || this.reopens >= MAX_REOPENS) {
       this.host.debug?.(`${this.serverId}: the listen stream ended (${cause}); its subscriptions are gone`);
@@ -175,4 +186,18 @@ export class ResourceSubscriptions {
 function refusedUris(honored: SubscriptionFilter, uris: readonly string[]): string[] {
   const granted = Array.isArray(honored.resourceSubscriptions) ? honored.resourceSubscriptions : [];
   return uris.filter((uri) => !granted.includes(uri));
+}
+
+/**
+ * The SDK's word that the server ended the stream before acknowledging it (an empty result, a cancel,
+ * or a stream that closed; not the ack's time-out), as a failure of this call: left as it is, the
+ * connection would take it for a broken transport and drop itself.
+ */
+function endedEarly(error: unknown): UpstreamError | undefined {
+  if (!(error instanceof Error) || !/^subscriptions\/listen(:| closed before)/.test(error.message))
+    return undefined;
+  return new UpstreamError(
+    `The server ended the subscriptions/listen stream before acknowledging it (${error.message}).`,
+    'LISTEN_ENDED',
+  );
 }

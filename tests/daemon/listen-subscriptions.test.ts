@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { LiveMessage } from '../../shared/live.ts';
 import type { RpcMessageEntry } from '../../shared/logs.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
@@ -270,5 +270,28 @@ describe('resource subscriptions on a server of both eras, spoken to at the lega
     expect(sent(live.messages, 'resources/subscribe')).toHaveLength(1);
     expect(sent(live.messages, 'resources/unsubscribe')).toHaveLength(1);
     expect(sent(live.messages, LISTEN)).toEqual([]);
+  });
+});
+
+describe('a listen stream the server ends while the connection stays', () => {
+  it('is opened again for the same URIs, and the updates go on', async () => {
+    const { d, live } = await setUp('http');
+    expect((await subscribe(d, COUNTER)).status).toBe(200);
+    expect(await call(d, 'hangup')).toBe('hanging up');
+
+    const [first, again] = await live.until(
+      (m) => listens(m).length >= 2 && listens(m),
+      'the listen stream opened again',
+    );
+    expect(again).toEqual({ id: expect.any(String), uris: [COUNTER] });
+    expect(again?.id).not.toBe(first?.id);
+    // The server ended the first stream with its empty result: there is nothing to cancel.
+    await vi.waitFor(async () => expect(await call(d, 'listeners')).toBe('1'), { timeout: 10_000 });
+    await caughtUp(d, live);
+    expect(cancelledIds(live.messages)).toEqual([]);
+
+    const mark = live.messages.length;
+    await touch(d, COUNTER);
+    await nextUpdate(live, COUNTER, mark);
   });
 });
