@@ -16,6 +16,7 @@ import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
+import { ResourceSubscriptions } from './listen.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
 import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
 import type { ConnectionOAuth } from '../oauth/oauth-manager.ts';
@@ -180,6 +181,8 @@ export class ServerConnection {
   private toolsTaskSupport = new Map<string, string>();
   /** Tool name → its `x-mcp-header` declarations (SEP-2243), on a modern connection, from the same listing. */
   private toolsHeaders = new Map<string, HeaderScan>();
+  /** `resources/subscribe` at the legacy era, one `subscriptions/listen` stream at the modern (listen.ts). */
+  readonly resourceSubscriptions: ResourceSubscriptions;
 
   constructor(
     readonly id: string,
@@ -189,6 +192,13 @@ export class ServerConnection {
     roots: Root[] = [],
   ) {
     this.roots = roots;
+    this.resourceSubscriptions = new ResourceSubscriptions(id, {
+      ensureConnected: () => this.ensureConnected(),
+      withClient: (call) => this.withClient(call),
+      request: (method, params) => this.request(method, params),
+      isCurrent: (client) => this.client === client,
+      debug: (line) => deps.debug?.(line),
+    });
     this.secrets = secretsOf(config);
     // OAuth adds the tokens, codes and verifiers of the server's flows to the list as it sees them.
     const oauth = config.transport !== 'stdio' && config.auth !== undefined;
@@ -228,6 +238,8 @@ export class ServerConnection {
 
   async disconnect(): Promise<void> {
     await this.connecting?.catch(() => {});
+    // The listen stream is cancelled while the connection is still there to say so.
+    await this.resourceSubscriptions.end();
     const client = this.client;
     this.client = undefined;
     this.toolsMeta = undefined;

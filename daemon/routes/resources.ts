@@ -38,16 +38,17 @@ export function resourcesRouter(manager: ClientManager): Router {
     res.json(await listResourceTemplates(manager.get(serverId)));
   });
 
-  // Updates arrive on the live channel as `notifications/resources/updated`.
+  // Updates arrive on the live channel as `notifications/resources/updated`, in either era: a modern
+  // server sends them on the daemon's `subscriptions/listen` stream (daemon/mcp/listen.ts).
   router.post('/subscribe', async (req, res) => {
     const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
-    await manager.get(serverId).request('resources/subscribe', { uri });
+    await manager.get(serverId).resourceSubscriptions.subscribe(uri);
     res.json({ subscribed: true, serverId, uri } satisfies Answer<'POST /resources/subscribe'>);
   });
 
   router.post('/unsubscribe', async (req, res) => {
     const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
-    await manager.get(serverId).request('resources/unsubscribe', { uri });
+    await manager.get(serverId).resourceSubscriptions.unsubscribe(uri);
     res.json({ subscribed: false, serverId, uri } satisfies Answer<'POST /resources/unsubscribe'>);
   });
 
