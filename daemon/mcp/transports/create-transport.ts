@@ -5,6 +5,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
+import { markRecording, recordingFetch } from './sent-headers.ts';
 import { StdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
 import { WebSocketTransport } from './websocket-transport.ts';
 
@@ -37,11 +38,15 @@ export function createTransport(
 ): Transport {
   if (config.transport === 'stdio') return new StdioTransport(config, stdio);
   const { url, headers } = remoteEndpoint(config);
+  // The log shows the MCP headers each message's POST carried (sent-headers.ts).
+  const fetch = recordingFetch(headers);
   switch (config.transport) {
     case 'sse':
-      return new SSEClientTransport(url, { requestInit: { headers }, authProvider });
+      return markRecording(new SSEClientTransport(url, { requestInit: { headers }, authProvider, fetch }));
     case 'http':
-      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider });
+      return markRecording(
+        new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider, fetch }),
+      );
     case 'websocket':
       return new WebSocketTransport(url, headers);
   }
