@@ -195,8 +195,10 @@ describe('the rounds of an input_required call over STDIO', () => {
     expect(textOf(answered.body.result)).toBe('Hello, Ada');
     const logged = d.daemon.bus
       .last(10_000)
-      .filter((e): e is RpcMessageEntry => e.serverId === 'modern-stdio' && e.direction !== 'stderr')
-      .filter((e) => e.direction !== 'stdout');
+      .filter(
+        (e): e is RpcMessageEntry =>
+          e.serverId === 'modern-stdio' && (e.direction === 'send' || e.direction === 'receive'),
+      );
     const rounds = logged.filter((e) => e.direction === 'send' && e.message.method === 'tools/call');
     expect(rounds.map((r) => r.call?.round)).toEqual([1, 2]);
     expect(rounds[1]?.call?.id).toBe(rounds[0]?.call?.id);
