@@ -1,53 +1,17 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RpcMessageEntry } from '../../shared/logs.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
-import {
-  FIXTURES,
-  fixtureStdio,
-  freePort,
-  ROOT,
-  type RunningProcess,
-  startDaemon,
-  stopProcess,
-  type TestDaemon,
-  TSX_LOADER,
-  waitForHttp,
-} from './helpers.ts';
+import { fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import { type ModernHttpServer, startModernHttp } from './modern-http.ts';
 
 const SECRET = 'token-0123456789';
-
-/** The 2026-07-28 fixture over Streamable HTTP, with the mcp-* headers of every POST it received. */
-async function startModernHttp(): Promise<RunningProcess & { received: Record<string, string>[] }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [...TSX_LOADER, join(FIXTURES, 'modern-http-server.ts'), String(port)],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const received: Record<string, string>[] = [];
-  let buffered = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) received.push(JSON.parse(line) as Record<string, string>);
-  });
-  const url = `http://127.0.0.1:${port}/mcp`;
-  await waitForHttp(url);
-  return { child, url, received, stop: () => stopProcess(child) };
-}
 
 const textOf = (result: { content?: Array<{ text?: string }> }): string =>
   (result.content ?? []).map((c) => c.text ?? '').join('\n');
 
 describe('the JSON-RPC log at 2026-07-28 over Streamable HTTP', () => {
   let d: TestDaemon;
-  let server: Awaited<ReturnType<typeof startModernHttp>>;
+  let server: ModernHttpServer;
   beforeAll(async () => {
     [d, server] = await Promise.all([startDaemon(), startModernHttp()]);
     const config: ServerConfig = {
