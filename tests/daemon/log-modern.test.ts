@@ -5,6 +5,12 @@ import { fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
 import { type ModernHttpServer, startModernHttp } from './modern-http.ts';
 
 const SECRET = 'token-0123456789';
+/** A header of the server's config that happens to be named like MCP's: the config's, never logged. */
+const CONFIGURED = { name: 'mcp-tenant', value: 'tenant-7' };
+
+/** The headers a POST arrived with, less the configured one: what the log must say it was sent with. */
+const asSent = (received: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(received).filter(([name]) => name !== CONFIGURED.name));
 
 const textOf = (result: { content?: Array<{ text?: string }> }): string =>
   (result.content ?? []).map((c) => c.text ?? '').join('\n');
@@ -17,7 +23,7 @@ describe('the JSON-RPC log at 2026-07-28 over Streamable HTTP', () => {
     const config: ServerConfig = {
       transport: 'http',
       url: server.url,
-      headers: { Authorization: `Bearer ${SECRET}` },
+      headers: { Authorization: `Bearer ${SECRET}`, 'Mcp-Tenant': CONFIGURED.value },
     };
     expect((await d.api('PUT', '/api/mcp/servers/modern-http', { config })).status).toBe(201);
     const connected = await d.api('POST', '/api/mcp/servers/modern-http/connect');
@@ -51,6 +57,7 @@ describe('the JSON-RPC log at 2026-07-28 over Streamable HTTP', () => {
   it('records the MCP headers each request went out with, exactly those the server received', async () => {
     const listed = await d.api('GET', '/api/mcp/servers/modern-http/tools');
     expect(listed.status).toBe(200);
+    expect(server.received.every((headers) => headers[CONFIGURED.name] === CONFIGURED.value)).toBe(true);
     const [discover] = sentRequests('server/discover');
     const [list] = sentRequests('tools/list');
     expect(discover?.headers).toEqual({
@@ -59,9 +66,10 @@ describe('the JSON-RPC log at 2026-07-28 over Streamable HTTP', () => {
     });
     expect(list?.headers).toEqual({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
     for (const sent of entries().filter((e) => e.direction === 'send')) {
-      expect(server.received).toContainEqual(sent.headers);
-      // The credential went with every POST, but is never logged.
+      expect(server.received.map(asSent)).toContainEqual(sent.headers);
+      // The credential and the configured header went with every POST, but are never logged.
       expect(JSON.stringify(sent)).not.toContain(SECRET);
+      expect(JSON.stringify(sent)).not.toContain(CONFIGURED.value);
     }
     // The list result's cache fields are in the logged answer as the server sent them.
     expect(answerTo(list!)?.message.result).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
@@ -81,7 +89,7 @@ describe('the JSON-RPC log at 2026-07-28 over Streamable HTTP', () => {
       'mcp-name': 'echo',
       'mcp-param-region': 'eu-west',
     });
-    expect(server.received).toContainEqual(call?.headers);
+    expect(server.received.map(asSent)).toContainEqual(call?.headers);
     expect(call?.call).toEqual({ id: expect.any(String), round: 1 });
     expect(answerTo(call!)?.call).toEqual(call?.call);
 
