@@ -9,6 +9,23 @@ export interface RpcMessageEntry {
   timestamp: string;
   /** The JSON-RPC message exactly as sent or received. */
   message: Record<string, unknown>;
+  /**
+   * Sent over HTTP (Streamable HTTP or SSE): the MCP headers the message's POST carried, as sent
+   * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, `Mcp-Session-Id`), names in lower
+   * case. Never a credential, nor a header the server's config sets.
+   */
+  headers?: Record<string, string>;
+  /**
+   * The logical call a request, or the response to it, belongs to. At 2026-07-28 a server may answer
+   * `input_required`, and the client sends the request again with the answers under a new id: every
+   * round of one call shares the `id`; `round` counts from 1.
+   */
+  call?: RpcCallRound;
+}
+
+export interface RpcCallRound {
+  id: string;
+  round: number;
 }
 
 export interface RpcStderrEntry {

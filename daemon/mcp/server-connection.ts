@@ -13,6 +13,7 @@ import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/
 import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { McpError, UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
+import { inLogicalCall } from '../logs/logical-call.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
@@ -208,7 +209,11 @@ export class ServerConnection {
     const secrets = this.secrets;
     if (secrets.length || oauth) {
       this.redactEntry = (entry) =>
-        ({ ...entry, message: redactJson(entry.message, secrets) }) as RpcLogEntry;
+        ({
+          ...entry,
+          message: redactJson(entry.message, secrets),
+          ...('headers' in entry && entry.headers && { headers: redactJson(entry.headers, secrets) }),
+        }) as RpcLogEntry;
     }
   }
 
@@ -384,7 +389,12 @@ export class ServerConnection {
 
   async request(method: string, params: JsonObject, options?: RequestOptions): Promise<Raw> {
     return this.withClient(
-      (client) => client.request({ method, params }, sdk().ANY_RESULT, options) as Promise<Raw>,
+      // One logical call: the log groups the rounds of an `input_required` answer (logical-call.ts).
+      (client) =>
+        inLogicalCall(
+          method,
+          () => client.request({ method, params }, sdk().ANY_RESULT, options) as Promise<Raw>,
+        ),
       options,
     );
   }
@@ -471,7 +481,7 @@ export class ServerConnection {
       );
       transport = new LoggingTransport(
         inner,
-        (direction, message) =>
+        (direction, message, context) =>
           this.deps.bus.publish(
             {
               type: 'rpc',
@@ -479,6 +489,7 @@ export class ServerConnection {
               direction,
               timestamp: logTimestamp(),
               message: message as Raw,
+              ...context,
             },
             this.redactEntry,
           ),

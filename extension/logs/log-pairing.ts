@@ -9,12 +9,28 @@
  * paired, the row stays cancelled); `failed` when it can no longer be answered: an `initialize` answered
  * with an error, or any request still waiting when its server's connection ended (the server exited,
  * was disconnected, or a new `initialize` started another connection).
+ *
+ * The requests of one logical call (the daemon tags them, see shared/logs.ts `call`) are grouped: at
+ * 2026-07-28 a server may answer `input_required`, and the client sends the request again, under a new
+ * id, with what it asked for. Each round's row knows its number and how many rounds the call has had.
  */
 import type { RpcLogEntry, RpcMessageEntry } from '../../shared/logs.ts';
+import { callLabel } from './log-notes.ts';
 
 export type LogRowKind = 'request' | 'notification' | 'stderr' | 'response';
 export type LogRowStatus = 'pending' | 'ok' | 'error' | 'cancelled' | 'failed';
 export type JsonRpcId = string | number;
+
+/** A request's place in its logical call. */
+export interface LogRound {
+  call: string;
+  /** From 1. */
+  round: number;
+  /** Rounds of the call so far: the rows of earlier rounds are updated as more come. */
+  rounds: number;
+  /** The call's method and the tool, prompt or resource it names, e.g. `tools/call ask`. */
+  label: string;
+}
 
 export interface LogRow {
   /** Unique for the model's lifetime and kept when the response arrives: a stable list key. */
@@ -35,6 +51,8 @@ export interface LogRow {
   status?: LogRowStatus;
   /** Time from request to response; requests with a response only. */
   latencyMs?: number;
+  /** A request the daemon sent as a round of a logical call. */
+  round?: LogRound;
 }
 
 export interface LogFilter {
@@ -109,6 +127,16 @@ function answeredStatus(request: LogRow, message: Record<string, unknown>): LogR
 
 const CANCELLED = 'notifications/cancelled';
 
+/** Logical calls whose rounds are still grouped: one this old has long had all its rounds. */
+const MAX_CALLS = 1000;
+
+interface CallRows {
+  label: string;
+  rounds: number;
+  /** Absolute indexes of its request rows. */
+  rows: number[];
+}
+
 /** The raw entries a row stands for, in arrival order. */
 export function rowEntries(row: LogRow): RpcLogEntry[] {
   return row.response ? [row.entry, row.response] : [row.entry];
@@ -120,6 +148,8 @@ export class LogModel {
   private readonly visible = new Window<number>();
   /** Requests waiting for their response, by `pendingKey`, as absolute row indexes. */
   private readonly pending = new Map<string, number>();
+  /** Recent logical calls by id, oldest first. */
+  private readonly calls = new Map<string, CallRows>();
   /** Rows dropped from the front so far: row `i` of `all` has absolute index `dropped + i`. */
   private dropped = 0;
   private nextKey = 1;
@@ -175,7 +205,16 @@ export class LogModel {
       }
       // A new connection: what the last one left unanswered will never be answered now.
       if (method === 'initialize' && direction === 'send') this.endServer(serverId);
-      const absolute = this.push({ kind: 'request', entry, method, id, status: 'pending' });
+      const joined = direction === 'send' ? this.joinCall(entry) : undefined;
+      const absolute = this.push({
+        kind: 'request',
+        entry,
+        method,
+        id,
+        status: 'pending',
+        ...(joined && { round: joined.round }),
+      });
+      joined?.call.rows.push(absolute);
       // A reused id (a reconnected server starts again at 0) answers the newest request.
       this.pending.set(pendingKey(serverId, id, direction), absolute);
       return;
@@ -212,6 +251,32 @@ export class LogModel {
     }
   }
 
+  /**
+   * The round a request opens in its logical call. When it makes the call longer, the rows of the
+   * earlier rounds (those still held) are told how many rounds there are now.
+   */
+  private joinCall(entry: RpcMessageEntry): { call: CallRows; round: LogRound } | undefined {
+    const tag = entry.call;
+    if (!tag || typeof tag.id !== 'string' || !Number.isSafeInteger(tag.round) || tag.round < 1) {
+      return undefined;
+    }
+    let call = this.calls.get(tag.id);
+    if (!call) {
+      call = { label: callLabel(entry.message), rounds: 0, rows: [] };
+      this.calls.set(tag.id, call);
+      if (this.calls.size > MAX_CALLS) this.calls.delete(this.calls.keys().next().value as string);
+    }
+    if (tag.round > call.rounds) {
+      call.rounds = tag.round;
+      for (const absolute of call.rows) {
+        const row = this.all.at(absolute - this.dropped);
+        if (row?.round)
+          this.all.set(absolute - this.dropped, { ...row, round: { ...row.round, rounds: call.rounds } });
+      }
+    }
+    return { call, round: { call: tag.id, round: tag.round, rounds: call.rounds, label: call.label } };
+  }
+
   addAll(entries: Iterable<RpcLogEntry>): void {
     for (const entry of entries) this.add(entry);
   }
@@ -241,6 +306,7 @@ export class LogModel {
     this.all.clear();
     this.visible.clear();
     this.pending.clear();
+    this.calls.clear();
   }
 
   private matches(row: LogRow): boolean {

@@ -6,6 +6,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
+import { markRecording, recordingFetch } from './sent-headers.ts';
 import { StdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
 import { WebSocketTransport } from './websocket-transport.ts';
 
@@ -35,16 +36,20 @@ export function createTransport(
   stdio: StdioTransportOptions = {},
   /** OAuth for an HTTP or SSE server with `auth` settings (daemon/oauth). */
   authProvider?: OAuthClientProvider,
-  /** The fetch of an HTTP or SSE transport, when not the global one. */
-  fetch?: FetchLike,
+  /** What an HTTP or SSE transport fetches with, when not the global fetch (the auth debugger's). */
+  baseFetch?: FetchLike,
 ): Transport {
   if (config.transport === 'stdio') return new StdioTransport(config, stdio);
   const { url, headers } = remoteEndpoint(config);
+  // The log shows the MCP headers each message's POST carried (sent-headers.ts).
+  const fetch = recordingFetch(headers, baseFetch);
   switch (config.transport) {
     case 'sse':
-      return new SSEClientTransport(url, { requestInit: { headers }, authProvider, fetch });
+      return markRecording(new SSEClientTransport(url, { requestInit: { headers }, authProvider, fetch }));
     case 'http':
-      return new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider, fetch });
+      return markRecording(
+        new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider, fetch }),
+      );
     case 'websocket':
       return new WebSocketTransport(url, headers);
   }

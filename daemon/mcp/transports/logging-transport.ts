@@ -2,12 +2,32 @@ import type {
   JSONRPCMessage,
   JSONRPCNotification,
   MessageExtraInfo,
+  RequestId,
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../../../shared/json-depth.ts';
+import type { RpcMessageEntry } from '../../../shared/logs.ts';
+import { type LogicalCall, nextRound, withinCall } from '../../logs/logical-call.ts';
+import { isRecording, sendRecording } from './sent-headers.ts';
 
-export type MessageLogger = (direction: 'send' | 'receive', message: JSONRPCMessage) => void;
+/** What the log knows of a message besides the message: the headers it went with, its call's round. */
+export type MessageContext = Pick<RpcMessageEntry, 'headers' | 'call'>;
+
+export type MessageLogger = (
+  direction: 'send' | 'receive',
+  message: JSONRPCMessage,
+  context?: MessageContext,
+) => void;
+
+/** A request the daemon sent as a round of a logical call, until its response comes. */
+interface Round {
+  call: LogicalCall;
+  tag: NonNullable<RpcMessageEntry['call']>;
+}
+
+/** Rounds waiting for their response, at most: one that never gets any (timed out) is forgotten in time. */
+const MAX_OPEN_ROUNDS = 1024;
 
 /** Takes a notification from the server before the SDK client sees it; `true` means it goes no further. */
 export type NotificationDivert = (notification: JSONRPCNotification) => boolean;
@@ -44,6 +64,8 @@ export class LoggingTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   /** The protocol version the client negotiated (initialize, or server/discover on a modern server). */
   protocolVersion?: string;
+  /** The daemon's requests that are rounds of a logical call, by JSON-RPC id, until answered. */
+  private readonly openRounds = new Map<RequestId, Round>();
 
   constructor(
     readonly inner: Transport,
@@ -77,8 +99,42 @@ export class LoggingTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.log('send', exceedsDepth(message, MAX_MESSAGE_DEPTH) ? tooDeepPlaceholder(message) : message);
-    return this.inner.send(message, options);
+    const logged = exceedsDepth(message, MAX_MESSAGE_DEPTH) ? tooDeepPlaceholder(message) : message;
+    const round = this.openRound(message);
+    const call = round && { call: round.tag };
+    if (!isRecording(this.inner)) {
+      this.log('send', logged, call);
+      return this.inner.send(message, options);
+    }
+    // Logged as its POST goes out, with the MCP headers it carries; or once sent, if no POST was made.
+    let published = false;
+    const publish = (headers?: Record<string, string>): void => {
+      if (published) return;
+      published = true;
+      const withHeaders = headers && Object.keys(headers).length > 0 ? { headers } : undefined;
+      this.log('send', logged, call || withHeaders ? { ...withHeaders, ...call } : undefined);
+    };
+    return sendRecording(() => this.inner.send(message, options), publish).finally(() => publish());
+  }
+
+  /** Counts a request of the daemon's as the next round of the logical call it is sent for, if any. */
+  private openRound(message: JSONRPCMessage): Round | undefined {
+    if (!('method' in message) || !('id' in message)) return undefined;
+    const round = nextRound(message.method);
+    if (!round) return undefined;
+    if (this.openRounds.size >= MAX_OPEN_ROUNDS) {
+      this.openRounds.delete(this.openRounds.keys().next().value as RequestId);
+    }
+    this.openRounds.set(message.id, round);
+    return round;
+  }
+
+  /** The round a response answers, which is then closed. */
+  private closeRound(message: JSONRPCMessage): Round | undefined {
+    if ('method' in message || !('id' in message) || message.id === undefined) return undefined;
+    const round = this.openRounds.get(message.id);
+    if (round) this.openRounds.delete(message.id);
+    return round;
   }
 
   close(): Promise<void> {
@@ -110,32 +166,38 @@ export class LoggingTransport implements Transport {
   }
 
   private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    const round = this.closeRound(message);
+    const context = round && { call: round.tag };
     if (exceedsDepth(message, MAX_MESSAGE_DEPTH)) {
-      this.log('receive', tooDeepPlaceholder(message));
-      this.refuseTooDeep(message);
+      this.log('receive', tooDeepPlaceholder(message), context);
+      this.refuseTooDeep(message, round);
       return;
     }
-    this.log('receive', message);
-    this.deliver(message, extra);
+    this.log('receive', message, context);
+    this.deliver(message, extra, round);
   }
 
   /**
    * A response too deep becomes an error response to the same request, so the call still answers
    * (502, saying why); a request from the server is answered with an error; a notification is dropped.
    */
-  private refuseTooDeep(message: JSONRPCMessage): void {
+  private refuseTooDeep(message: JSONRPCMessage, round?: Round): void {
     const isRequest = 'method' in message && 'id' in message;
     const isResponse = 'id' in message && !('method' in message);
     if (isResponse) {
-      this.deliver({
-        jsonrpc: '2.0',
-        id: message.id,
-        error: {
-          code: INTERNAL_ERROR,
-          message: `The server's response ${TOO_DEEP_TEXT}`,
-          data: TOO_DEEP_DATA,
+      this.deliver(
+        {
+          jsonrpc: '2.0',
+          id: message.id,
+          error: {
+            code: INTERNAL_ERROR,
+            message: `The server's response ${TOO_DEEP_TEXT}`,
+            data: TOO_DEEP_DATA,
+          },
         },
-      });
+        undefined,
+        round,
+      );
     } else if (isRequest) {
       const answer: JSONRPCMessage = {
         jsonrpc: '2.0',
@@ -147,13 +209,15 @@ export class LoggingTransport implements Transport {
     }
   }
 
-  private deliver(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+  private deliver(message: JSONRPCMessage, extra?: MessageExtraInfo, round?: Round): void {
     message = this.completeResult(message);
     // The SDK handles notifications a microtask later but responses at once, and a response drops its
     // request's progress handler: a final progress read in the same chunk as the result would be lost
-    // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order.
-    if ('id' in message && !('method' in message)) queueMicrotask(() => this.onmessage?.(message, extra));
-    else if ('id' in message || !this.divert?.(message as JSONRPCNotification))
+    // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order. A
+    // round's answer is handed over in its call's context: the SDK sends the next round from there.
+    if ('id' in message && !('method' in message)) {
+      queueMicrotask(() => withinCall(round?.call, () => this.onmessage?.(message, extra)));
+    } else if ('id' in message || !this.divert?.(message as JSONRPCNotification))
       this.onmessage?.(message, extra);
   }
 }
