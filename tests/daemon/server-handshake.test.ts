@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDSHAKE_MAX_BYTES, type ServerConfig } from '../../shared/servers.ts';
-import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import {
+  everythingStdio,
+  fixtureStdio,
+  startDaemon,
+  startEverythingHttp,
+  type TestDaemon,
+} from './helpers.ts';
 
 const modern = (era?: ServerConfig['era'], env?: Record<string, string>): ServerConfig => {
   const config = fixtureStdio('modern-server.ts', env);
@@ -57,6 +63,20 @@ describe('the handshake result in the server record', () => {
     expect(record.handshake.method).toBe('initialize');
     expect(record.handshake.result.serverInfo.name).toBe(record.serverInfo.name);
     expect(record.handshake.result.instructions).toBe(record.instructions);
+  });
+
+  it('takes the handshake from a Streamable HTTP server too', async () => {
+    const server = await startEverythingHttp('streamableHttp');
+    try {
+      const record = await connect('everything-http', { transport: 'http', url: server.url });
+      expect(record.handshake).toMatchObject({
+        method: 'initialize',
+        result: { serverInfo: record.serverInfo },
+      });
+    } finally {
+      await d.api('DELETE', '/api/mcp/servers/everything-http');
+      await server.stop();
+    }
   });
 
   it('masks a secret of the config that the server echoes, in the result and in the instructions', async () => {
