@@ -7,6 +7,23 @@ export interface ServerRequest {
   serverId: string;
 }
 
+/**
+ * One page of a list instead of every page joined: `cursor` asks for the page the server gave that
+ * cursor for (its `nextCursor` of the page before), `page: "first"` for the first page. Not both.
+ */
+export interface ListPageOptions {
+  cursor?: string;
+  page?: 'first';
+}
+
+/** The page the daemon fetches: the first when `cursor` is absent (every page is asked for with none). */
+export interface ListPage {
+  cursor?: string;
+}
+
+/** `POST /tools/list`, `/resources/list`, `/resources/templates/list` and `/prompts/list`. */
+export interface ListRequest extends ServerRequest, ListPageOptions {}
+
 export interface ToolsListResponse {
   tools: Array<{ name: string; inputSchema: JsonObject; outputSchema?: JsonObject; _meta?: JsonObject }>;
   /** Tool name → that tool's cached `_meta`. */
@@ -16,6 +33,8 @@ export interface ToolsListResponse {
    * the tools of a modern server that break them; such a tool is listed but `execute` refuses it (400).
    */
   invalidHeaders?: Record<string, string>;
+  /** Asked for one page (ListPageOptions): the server's cursor for the next page, when there is one. */
+  nextCursor?: string;
   [extra: string]: unknown;
 }
 

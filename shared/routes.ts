@@ -12,6 +12,7 @@ import type {
   ExecutionOutcome,
   ImportServersRequest,
   JsonObject,
+  ListRequest,
   LoggingLevelRequest,
   McpTask,
   PingResponse,
@@ -48,6 +49,7 @@ export interface ActiveExecutionResponse {
 /**
  * A list the server sent, every page joined, passed through as it came: the items are the server's
  * (MCP's Resource, ResourceTemplate or Prompt when it follows the spec) and other fields of its result stay.
+ * Asked for one page (ListPageOptions), that page as it came, with the server's `nextCursor` if any.
  */
 export type ListAnswer<Key extends string> = { [K in Key]: JsonObject[] } & { [extra: string]: unknown };
 
@@ -84,7 +86,7 @@ export interface ApiRoutes {
   'GET /servers/:id/auth/trace': Route<undefined, AuthTrace>;
   'POST /servers/:id/auth/trace/next': Route<undefined, AuthTrace>;
   'DELETE /servers/:id/auth/trace': Route<undefined, AuthTrace>;
-  'POST /tools/list': Route<ServerRequest, ToolsListResponse>;
+  'POST /tools/list': Route<ListRequest, ToolsListResponse>;
   'POST /tools/execute': Route<ExecuteRequest, ExecutionOutcome>;
   'POST /tools/respond': Route<RespondRequest, ExecutionOutcome>;
   'POST /tools/cancel': Route<CancelRequest, ExecutionCancelled>;
@@ -93,13 +95,13 @@ export interface ApiRoutes {
   'POST /tasks/get': Route<TaskRequest, McpTask>;
   'POST /tasks/result': Route<TaskRequest, ExecutionOutcome>;
   'POST /tasks/cancel': Route<TaskRequest, McpTask>;
-  'POST /resources/list': Route<ServerRequest, ListAnswer<'resources'>>;
-  'POST /resources/templates/list': Route<ServerRequest, ListAnswer<'resourceTemplates'>>;
+  'POST /resources/list': Route<ListRequest, ListAnswer<'resources'>>;
+  'POST /resources/templates/list': Route<ListRequest, ListAnswer<'resourceTemplates'>>;
   'POST /resources/read': Route<ResourceReadRequest, ContentResponse>;
   'POST /resources/subscribe': Route<ResourceReadRequest, SubscriptionResponse>;
   'POST /resources/unsubscribe': Route<ResourceReadRequest, SubscriptionResponse>;
   'POST /resources/widget/store': Route<WidgetStoreRequest, WidgetStoreResponse>;
-  'POST /prompts/list': Route<ServerRequest, ListAnswer<'prompts'>>;
+  'POST /prompts/list': Route<ListRequest, ListAnswer<'prompts'>>;
   'POST /prompts/get': Route<PromptGetRequest, ContentResponse>;
   'POST /completions/complete': Route<CompleteRequest, CompleteResponse>;
 }

@@ -16,6 +16,23 @@ export const serverRequestSchema = {
   properties: { serverId },
 } as const;
 
+/** An MCP pagination cursor: opaque, passed back to the server as it gave it. */
+const cursor = { type: 'string', minLength: 1, maxLength: 4096 } as const;
+/** One page of a list (shared/api.ts ListPageOptions); neither field means every page. */
+const listPage = { cursor, page: { enum: ['first'] } } as const;
+
+export const listRequestSchema = {
+  type: 'object',
+  required: ['serverId'],
+  properties: { serverId, ...listPage },
+} as const;
+
+/** The query of `GET /servers/:id/tools`, `/resources` and `/prompts`. */
+export const listPageQuerySchema = {
+  type: 'object',
+  properties: listPage,
+} as const;
+
 export const executeRequestSchema = {
   type: 'object',
   required: ['serverId', 'toolName'],

@@ -40,6 +40,22 @@ export interface Root {
   name?: string;
 }
 
+/** The largest handshake result, as JSON bytes, that a server record carries whole. */
+export const HANDSHAKE_MAX_BYTES = 64 * 1024;
+
+/**
+ * The result of the handshake as the server sent it: `server/discover` on a modern connection,
+ * `initialize` on a legacy one. Unvalidated (secrets of the server's config masked), so it shows what
+ * the record's parsed fields were read from.
+ */
+export interface ServerHandshake {
+  method: 'server/discover' | 'initialize';
+  /** The result's size as JSON (UTF-8 bytes). */
+  bytes: number;
+  /** The result; absent when `bytes` exceeds HANDSHAKE_MAX_BYTES. */
+  result?: Record<string, unknown>;
+}
+
 export type ServerStatus = 'disconnected' | 'connecting' | 'connected' | 'error' | 'auth_required';
 
 export interface ServerRecord {
@@ -62,6 +78,10 @@ export interface ServerRecord {
   era?: ProtocolEra;
   /** How to use the server, as it told clients in its `initialize` result. */
   instructions?: string;
+  /** The raw `server/discover` or `initialize` result the era was negotiated with. */
+  handshake?: ServerHandshake;
+  /** The capabilities the daemon declared to the server as its client (sampling, roots, elicitation…). */
+  clientCapabilities?: Record<string, unknown>;
   /** The roots offered to the server (`PUT /servers/:id/roots`), kept in the registry. */
   roots?: Root[];
   /** The level set with `POST /servers/:id/logging-level`, kept across reconnects. */

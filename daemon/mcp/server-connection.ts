@@ -7,7 +7,7 @@ import type {
   Transport,
   VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
-import type { JsonObject, LoggingLevel, ToolsListResponse } from '../../shared/api.ts';
+import type { JsonObject, ListPage, LoggingLevel, ToolsListResponse } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
 import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
@@ -19,12 +19,23 @@ import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
 import { ResourceSubscriptions } from './listen.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
+import { HandshakeCapture } from './handshake.ts';
 import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
 import type { ConnectionOAuth } from '../oauth/oauth-manager.ts';
 import type { LoggingTransport } from './transports/logging-transport.ts';
 import type { StdioTransport } from './transports/stdio-transport.ts';
 
 export const CLIENT_INFO = { name: 'inspector-daemon', version: VERSION };
+
+/** What the daemon declares as a client; each server record shows it (`clientCapabilities`). */
+const CLIENT_CAPABILITIES = {
+  elicitation: { form: { applyDefaults: true }, url: {} },
+  // The person at the inspector writes the reply to a sampling request.
+  sampling: {},
+  roots: { listChanged: true },
+  // MCP Apps: servers may offer their UI tools only to clients that declare the extension.
+  extensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_CAPABILITY },
+};
 
 export type ElicitationHandler = (
   serverId: string,
@@ -170,7 +181,13 @@ export class ServerConnection {
   private readonly redactEntry?: Redactor;
   private initResult?: Pick<
     ServerRecord,
-    'serverInfo' | 'capabilities' | 'protocolVersion' | 'era' | 'instructions'
+    | 'serverInfo'
+    | 'capabilities'
+    | 'protocolVersion'
+    | 'era'
+    | 'instructions'
+    | 'handshake'
+    | 'clientCapabilities'
   >;
   /** The roots this client offers the server (`roots/list`), set per server in the panel. */
   private roots: Root[];
@@ -280,18 +297,27 @@ export class ServerConnection {
     this.deps.onStatus?.(this.record());
   }
 
-  async listTools(): Promise<ToolsListResponse> {
-    const { items, rest } = await this.listAll('tools/list', 'tools');
+  /**
+   * Every page of tools/list, or the one page asked for. Every page replaces what the connection knows
+   * of the tools (their `_meta`, task support, headers); one page adds its tools to it.
+   */
+  async listTools(page?: ListPage): Promise<ToolsListResponse> {
+    const { items, rest } = page
+      ? await this.listPage('tools/list', 'tools', page.cursor)
+      : await this.listAll('tools/list', 'tools');
     const tools = items as ToolsListResponse['tools'];
     const meta = new Map<string, JsonObject>();
     for (const tool of tools) if (tool._meta) meta.set(tool.name, tool._meta);
-    this.toolsMeta = new Map(tools.map((tool) => [tool.name, tool._meta ?? {}]));
-    this.toolsTaskSupport = new Map();
+    if (!page || !this.toolsMeta) {
+      this.toolsMeta = new Map();
+      this.toolsTaskSupport = new Map();
+      this.toolsHeaders = new Map();
+    }
+    for (const tool of tools) this.toolsMeta.set(tool.name, tool._meta ?? {});
     for (const tool of tools) {
       const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
       if (typeof support === 'string') this.toolsTaskSupport.set(tool.name, support);
     }
-    this.toolsHeaders = new Map();
     const invalidHeaders: Record<string, string> = {};
     if (this.initResult?.era === 'modern') {
       for (const tool of tools) {
@@ -371,6 +397,12 @@ export class ServerConnection {
     return this.request('tasks/cancel', { taskId }, options);
   }
 
+  /** One page of a list as the server sent it, `nextCursor` included; the first without a cursor. */
+  async listPage(method: string, key: string, cursor?: string): Promise<{ items: Raw[]; rest: Raw }> {
+    const { [key]: items, ...rest } = await this.request(method, cursor === undefined ? {} : { cursor });
+    return { items: Array.isArray(items) ? (items as Raw[]) : [], rest };
+  }
+
   async listAll(method: string, key: string): Promise<{ items: Raw[]; rest: Raw }> {
     const items: Raw[] = [];
     let rest: Raw;
@@ -434,14 +466,7 @@ export class ServerConnection {
     const { Client, createTransport, explainConnectError, LoggingTransport, StdioTransport } =
       await loadClientRuntime();
     const client = new Client(CLIENT_INFO, {
-      capabilities: {
-        elicitation: { form: { applyDefaults: true }, url: {} },
-        // The person at the inspector writes the reply to a sampling request.
-        sampling: {},
-        roots: { listChanged: true },
-        // MCP Apps: servers may offer their UI tools only to clients that declare the extension.
-        extensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_CAPABILITY },
-      },
+      capabilities: CLIENT_CAPABILITIES,
       versionNegotiation: legacy ? undefined : this.versionNegotiation(),
     });
     client.setRequestHandler('elicitation/create', (request, ctx) =>
@@ -466,6 +491,8 @@ export class ServerConnection {
     };
     let inner: Transport | undefined;
     let transport: LoggingTransport | undefined;
+    // Watches the messages only until the handshake is over.
+    let capture: HandshakeCapture | undefined = new HandshakeCapture();
     try {
       // Inside the try: a URL that cannot be parsed fails here, and must end in `error`, not `connecting`.
       this.deps.oauth?.beginAttempt(this.id);
@@ -481,7 +508,8 @@ export class ServerConnection {
       );
       transport = new LoggingTransport(
         inner,
-        (direction, message, context) =>
+        (direction, message, context) => {
+          capture?.observe(direction, message);
           this.deps.bus.publish(
             {
               type: 'rpc',
@@ -492,7 +520,8 @@ export class ServerConnection {
               ...context,
             },
             this.redactEntry,
-          ),
+          );
+        },
         this.divertNotification,
       );
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
@@ -533,6 +562,9 @@ export class ServerConnection {
     client.onerror = (error) => this.onTransportError(client, error);
     this.client = client;
     const protocolVersion = client.getNegotiatedProtocolVersion() ?? transport.protocolVersion;
+    const handshake = capture.handshake(client.getProtocolEra(), this.secrets);
+    const instructions = client.getInstructions();
+    capture = undefined;
     this.initResult = {
       ...(client.getServerVersion() && {
         serverInfo: client.getServerVersion() as ServerRecord['serverInfo'],
@@ -540,7 +572,10 @@ export class ServerConnection {
       ...(client.getServerCapabilities() && { capabilities: client.getServerCapabilities() as JsonObject }),
       ...(protocolVersion && { protocolVersion }),
       ...(client.getProtocolEra() && { era: client.getProtocolEra() }),
-      ...(client.getInstructions() && { instructions: client.getInstructions() }),
+      // The server may echo a secret of its config (an env value) in its instructions.
+      ...(instructions && { instructions: redact(instructions, this.secrets) }),
+      ...(handshake && { handshake }),
+      clientCapabilities: CLIENT_CAPABILITIES,
     };
     if (this.loggingLevel && client.getServerCapabilities()?.logging) {
       // The level chosen before a reconnect holds after it; a refusal leaves the server's default.

@@ -1,17 +1,24 @@
 import { Router } from 'express';
 import type { Answer } from '../../shared/routes.ts';
-import type { PromptGetRequest, ServerRequest } from '../../shared/api.ts';
-import { promptGetRequestSchema, serverRequestSchema } from '../../shared/schemas.ts';
+import type { ListPage, ListRequest, PromptGetRequest } from '../../shared/api.ts';
+import { listRequestSchema, promptGetRequestSchema } from '../../shared/schemas.ts';
 import { DaemonError, isMcpError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ServerConnection } from '../mcp/server-connection.ts';
+import { listPageOf } from './list-page.ts';
 
 /** JSON-RPC "invalid params" (the SDK's ErrorCode.InvalidParams). */
 const INVALID_PARAMS = -32602;
 
-export async function listPrompts(connection: ServerConnection): Promise<Answer<'POST /prompts/list'>> {
-  const { items, rest } = await connection.listAll('prompts/list', 'prompts');
+/** Every page of prompts/list joined, or the one page asked for. */
+export async function listPrompts(
+  connection: ServerConnection,
+  page?: ListPage,
+): Promise<Answer<'POST /prompts/list'>> {
+  const { items, rest } = page
+    ? await connection.listPage('prompts/list', 'prompts', page.cursor)
+    : await connection.listAll('prompts/list', 'prompts');
   return { ...rest, prompts: items };
 }
 
@@ -41,8 +48,8 @@ export function promptsRouter(manager: ClientManager): Router {
   const router = Router();
 
   router.post('/list', async (req, res) => {
-    const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
-    res.json(await listPrompts(manager.get(serverId)));
+    const body = validate<ListRequest>(listRequestSchema, req.body);
+    res.json(await listPrompts(manager.get(body.serverId), listPageOf(body)));
   });
 
   router.post('/get', async (req, res) => {

@@ -1,20 +1,32 @@
 import { Router } from 'express';
 import type { Answer } from '../../shared/routes.ts';
-import type { ResourceReadRequest, ServerRequest } from '../../shared/api.ts';
-import { resourceReadRequestSchema, serverRequestSchema } from '../../shared/schemas.ts';
+import type { ListPage, ListRequest, ResourceReadRequest } from '../../shared/api.ts';
+import { listRequestSchema, resourceReadRequestSchema } from '../../shared/schemas.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ServerConnection } from '../mcp/server-connection.ts';
+import { listPageOf } from './list-page.ts';
 
-export async function listResources(connection: ServerConnection): Promise<Answer<'POST /resources/list'>> {
-  const { items, rest } = await connection.listAll('resources/list', 'resources');
+/** Every page of resources/list joined, or the one page asked for. */
+export async function listResources(
+  connection: ServerConnection,
+  page?: ListPage,
+): Promise<Answer<'POST /resources/list'>> {
+  const { items, rest } = page
+    ? await connection.listPage('resources/list', 'resources', page.cursor)
+    : await connection.listAll('resources/list', 'resources');
   return { ...rest, resources: items };
 }
 
+/** Every page of resources/templates/list joined, or the one page asked for. */
 export async function listResourceTemplates(
   connection: ServerConnection,
+  page?: ListPage,
 ): Promise<Answer<'POST /resources/templates/list'>> {
-  const { items, rest } = await connection.listAll('resources/templates/list', 'resourceTemplates');
+  const method = 'resources/templates/list';
+  const { items, rest } = page
+    ? await connection.listPage(method, 'resourceTemplates', page.cursor)
+    : await connection.listAll(method, 'resourceTemplates');
   return { ...rest, resourceTemplates: items };
 }
 
@@ -29,13 +41,13 @@ export function resourcesRouter(manager: ClientManager): Router {
   const router = Router();
 
   router.post('/list', async (req, res) => {
-    const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
-    res.json(await listResources(manager.get(serverId)));
+    const body = validate<ListRequest>(listRequestSchema, req.body);
+    res.json(await listResources(manager.get(body.serverId), listPageOf(body)));
   });
 
   router.post('/templates/list', async (req, res) => {
-    const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
-    res.json(await listResourceTemplates(manager.get(serverId)));
+    const body = validate<ListRequest>(listRequestSchema, req.body);
+    res.json(await listResourceTemplates(manager.get(body.serverId), listPageOf(body)));
   });
 
   // Updates arrive on the live channel as `notifications/resources/updated`, in either era: a modern

@@ -15,6 +15,7 @@ import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
 import { checkServerConfigs } from '../servers/check-config.ts';
 import { parseMcpServers } from '../servers/registry-file.ts';
+import { listPageOfQuery } from './list-page.ts';
 import { getPrompt, listPrompts } from './prompts.ts';
 import { listResources, readResource } from './resources.ts';
 import { sendOutcome } from './tools.ts';
@@ -85,7 +86,7 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
   });
 
   router.get('/:id/tools', async (req, res) => {
-    res.json(await server(req.params.id).listTools());
+    res.json(await server(req.params.id).listTools(listPageOfQuery(req.query)));
   });
 
   router.post('/:id/tools/:name/call', async (req, res) => {
@@ -103,7 +104,7 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
   });
 
   router.get('/:id/resources', async (req, res) => {
-    res.json(await listResources(server(req.params.id)));
+    res.json(await listResources(server(req.params.id), listPageOfQuery(req.query)));
   });
 
   // The URI is one percent-encoded path segment: /resources/demo%3A%2F%2Fresource%2F1
@@ -112,7 +113,7 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
   });
 
   router.get('/:id/prompts', async (req, res) => {
-    res.json(await listPrompts(server(req.params.id)));
+    res.json(await listPrompts(server(req.params.id), listPageOfQuery(req.query)));
   });
 
   router.post('/:id/prompts/:name/get', async (req, res) => {

@@ -1,16 +1,17 @@
 import { type Response, Router } from 'express';
 import type { Answer } from '../../shared/routes.ts';
-import type { CancelRequest, ExecuteRequest, RespondRequest, ServerRequest } from '../../shared/api.ts';
+import type { CancelRequest, ExecuteRequest, ListRequest, RespondRequest } from '../../shared/api.ts';
 import {
   cancelRequestSchema,
   executeRequestSchema,
+  listRequestSchema,
   respondRequestSchema,
-  serverRequestSchema,
 } from '../../shared/schemas.ts';
 import { sendJson } from '../http/send-json.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
+import { listPageOf } from './list-page.ts';
 
 /** 202 while an elicitation waits for an answer, 200 otherwise (SPEC part 3). */
 export function sendOutcome(res: Response, outcome: Answer<'POST /tools/execute'>): void {
@@ -21,8 +22,9 @@ export function toolsRouter(manager: ClientManager, executions: ExecutionManager
   const router = Router();
 
   router.post('/list', async (req, res) => {
-    const { serverId } = validate<ServerRequest>(serverRequestSchema, req.body);
-    sendJson(res, 200, (await manager.get(serverId).listTools()) satisfies Answer<'POST /tools/list'>);
+    const body = validate<ListRequest>(listRequestSchema, req.body);
+    const listed = await manager.get(body.serverId).listTools(listPageOf(body));
+    sendJson(res, 200, listed satisfies Answer<'POST /tools/list'>);
   });
 
   router.post('/execute', async (req, res) => {
