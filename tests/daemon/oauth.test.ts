@@ -16,13 +16,8 @@ import {
   MACHINE_CLIENT,
   PRE_REGISTERED,
   RESOURCE_SCOPE,
-  startAuthorizationServer,
 } from '../fixtures/authorization-server.ts';
-import {
-  type ProtectedServer,
-  startProtectedServer,
-  tokenIssuedBy,
-} from '../fixtures/oauth-protected-server.ts';
+import { type ProtectedServer, startProtectedPair } from '../fixtures/oauth-protected-server.ts';
 import { startDaemon, type TestDaemon } from './helpers.ts';
 
 let d: TestDaemon;
@@ -31,15 +26,7 @@ let mcp: ProtectedServer;
 
 beforeAll(async () => {
   d = await startDaemon();
-  as = await startAuthorizationServer({
-    resource: () => mcp.url,
-    redirectUris: () => [`${d.url}/oauth/callback`],
-  });
-  mcp = await startProtectedServer({
-    issuer: () => as.issuer,
-    requiredScopes: [RESOURCE_SCOPE],
-    verifyAccessToken: tokenIssuedBy(as),
-  });
+  ({ as, mcp } = await startProtectedPair(() => d.url));
 });
 
 afterAll(async () => {

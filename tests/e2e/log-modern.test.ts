@@ -23,9 +23,7 @@ describe('the Logs view at 2026-07-28', USER_FLOW, () => {
       startDaemonForExtension(),
       startModernHttp(),
     ]);
-    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pairing.pair(daemon.url, daemon.token);
-    await panel.pairing.waitUntilPaired();
+    panel = await PanelPage.openPaired(ext.browser, ext.pageUrl('devtools-panel.html'), daemon);
   });
 
   afterAll(async () => {

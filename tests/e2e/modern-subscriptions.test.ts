@@ -51,9 +51,7 @@ describe('subscribing to a resource of a 2026-07-28 server in the DevTools panel
   }
 
   it('counts the updates the listen stream brings and reads the resource again', async () => {
-    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pairing.pair(daemon.url, daemon.token);
-    await panel.pairing.waitUntilPaired();
+    panel = await PanelPage.openPaired(ext.browser, ext.pageUrl('devtools-panel.html'), daemon);
     expect(await panel.waitForLive()).toBe('live');
     const { command, args, cwd } = MODERN_FIXTURE_COMMAND;
     await panel.servers.addStdio('modern', command, args, cwd);

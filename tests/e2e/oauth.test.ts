@@ -6,16 +6,8 @@
 import type { Page } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../daemon/helpers.ts';
-import {
-  type AuthorizationServer,
-  RESOURCE_SCOPE,
-  startAuthorizationServer,
-} from '../fixtures/authorization-server.ts';
-import {
-  type ProtectedServer,
-  startProtectedServer,
-  tokenIssuedBy,
-} from '../fixtures/oauth-protected-server.ts';
+import { type AuthorizationServer, RESOURCE_SCOPE } from '../fixtures/authorization-server.ts';
+import { type ProtectedServer, startProtectedPair } from '../fixtures/oauth-protected-server.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { startDaemonForExtension } from './support/daemon.ts';
 import { byTestId } from './support/pages/dom.ts';
@@ -34,15 +26,7 @@ describe('signing in to an OAuth server from the panel, with the auth debugger',
   beforeAll(async () => {
     ext = await launchWithTestExtension();
     daemon = await startDaemonForExtension();
-    as = await startAuthorizationServer({
-      resource: () => mcp.url,
-      redirectUris: () => [`${daemon.url}/oauth/callback`],
-    });
-    mcp = await startProtectedServer({
-      issuer: () => as.issuer,
-      requiredScopes: [RESOURCE_SCOPE],
-      verifyAccessToken: tokenIssuedBy(as),
-    });
+    ({ as, mcp } = await startProtectedPair(() => daemon.url));
     const put = await daemon.api('PUT', '/api/mcp/servers/protected', {
       name: 'protected',
       config: { transport: 'http', url: mcp.url, auth: {} },
@@ -58,9 +42,7 @@ describe('signing in to an OAuth server from the panel, with the auth debugger',
   });
 
   it('shows each step up to the sign-in page, which a tab passes, and the server connects', async () => {
-    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pairing.pair(daemon.url, daemon.token);
-    await panel.pairing.waitUntilPaired();
+    panel = await PanelPage.openPaired(ext.browser, ext.pageUrl('devtools-panel.html'), daemon);
     expect(await panel.waitForLive()).toBe('live');
     // Selecting the server lists its tools, which connects: the server answers 401.
     await panel.servers.select('protected');

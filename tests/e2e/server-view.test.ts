@@ -21,9 +21,7 @@ describe('the Server view of each era', USER_FLOW, () => {
   beforeAll(async () => {
     ext = await launchWithTestExtension();
     daemon = await startDaemonForExtension();
-    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pairing.pair(daemon.url, daemon.token);
-    await panel.pairing.waitUntilPaired();
+    panel = await PanelPage.openPaired(ext.browser, ext.pageUrl('devtools-panel.html'), daemon);
   });
 
   afterAll(async () => {

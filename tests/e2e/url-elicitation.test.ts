@@ -18,9 +18,7 @@ describe('URL elicitation required in the panel', USER_FLOW, () => {
     daemon = await startDaemonForExtension();
     const config = fixtureStdio('url-elicitation-server.ts');
     expect((await daemon.api('PUT', '/api/mcp/servers/web', { config })).status).toBe(201);
-    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    await panel.pairing.pair(daemon.url, daemon.token);
-    await panel.pairing.waitUntilPaired();
+    panel = await PanelPage.openPaired(ext.browser, ext.pageUrl('devtools-panel.html'), daemon);
     await panel.servers.connect('web');
   });
 

@@ -60,6 +60,18 @@ export class PanelPage {
     return panel;
   }
 
+  /** Opens the page and pairs it with the daemon, as a user does the first time. */
+  static async openPaired(
+    browser: Browser,
+    url: string,
+    daemon: { url: string; token: string },
+  ): Promise<PanelPage> {
+    const panel = await PanelPage.open(browser, url);
+    await panel.pairing.pair(daemon.url, daemon.token);
+    await panel.pairing.waitUntilPaired();
+    return panel;
+  }
+
   /** Loads the page and waits until the app has read its stored pairing. */
   async goto(url: string): Promise<void> {
     await this.page.goto(url);
