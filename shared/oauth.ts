@@ -6,8 +6,13 @@
  * it (CIMD), and registers itself dynamically otherwise.
  */
 export interface OAuthSettings {
-  /** `authorization_code` (default): a person signs in in the browser; `client_credentials`: no person. */
-  grant?: 'authorization_code' | 'client_credentials';
+  /**
+   * `authorization_code` (default): a person signs in in the browser; `client_credentials`: no person;
+   * `jwt_bearer`: a JWT the workload holds is the grant (RFC 7523, workload identity federation);
+   * `token_exchange`: the person's ID token from the enterprise IdP is exchanged there for an identity
+   * assertion grant (RFC 8693, ID-JAG), which the daemon presents as a JWT bearer grant (SEP-990).
+   */
+  grant?: OAuthGrant;
   /** A client registered beforehand; without it the daemon registers (or uses the CIMD URL). */
   clientId?: string;
   /** The pre-registered client's secret: masked in every answer and log like a header value. */
@@ -29,7 +34,37 @@ export interface OAuthSettings {
    * person signs in again.
    */
   dpop?: boolean;
+  /**
+   * `jwt_bearer`: the JWT presented as the grant (RFC 7523 §2.1), e.g. the workload identity token the
+   * platform the daemon runs on gives it, issued for the authorization server. A secret, masked everywhere.
+   */
+  assertion?: string;
+  /** `token_exchange`: the enterprise IdP's issuer URL; its token endpoint is discovered (RFC 8414, OpenID). */
+  idpUrl?: string;
+  /** `token_exchange`: the IdP's token endpoint, when it is not to be discovered from `idpUrl`. */
+  idpTokenEndpoint?: string;
+  /** `token_exchange`: the client id the daemon has at the IdP. */
+  idpClientId?: string;
+  /** `token_exchange`: that client's secret at the IdP, when it is confidential; masked everywhere. */
+  idpClientSecret?: string;
+  /**
+   * `token_exchange`: the person's OpenID Connect ID token from the IdP, the subject of the exchange. A
+   * secret, masked everywhere; when it expires, put a fresh one.
+   */
+  idToken?: string;
 }
+
+/** The grants the daemon can run for a remote server. */
+export type OAuthGrant = 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'token_exchange';
+
+/** The `auth` fields that hold a secret: masked in every answer, redacted from every error and log line. */
+export const OAUTH_SECRET_FIELDS = [
+  'clientSecret',
+  'privateKey',
+  'assertion',
+  'idpClientSecret',
+  'idToken',
+] as const;
 
 /** What a server record says of its OAuth state. Tokens themselves never leave the daemon. */
 export interface ServerAuthInfo {
@@ -48,13 +83,20 @@ export interface ServerAuthInfo {
 }
 
 const nonEmpty = { type: 'string', minLength: 1, maxLength: 2048 } as const;
+/** A compact JWS, or the mask an answer carried (a PUT that sends it back keeps the stored one). */
+const jwt = {
+  type: 'string',
+  pattern: '^([A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*|\\*{8})$',
+  maxLength: 16384,
+} as const;
+const httpUrl = { type: 'string', pattern: '^https?://[^/?#]+', maxLength: 2048 } as const;
 
 /** The `auth` field of a remote server's config. */
 export const oauthSettingsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    grant: { enum: ['authorization_code', 'client_credentials'] },
+    grant: { enum: ['authorization_code', 'client_credentials', 'jwt_bearer', 'token_exchange'] },
     clientId: nonEmpty,
     clientSecret: nonEmpty,
     // A PEM key, or the mask an answer carried (a PUT that sends it back keeps the stored key).
@@ -66,6 +108,12 @@ export const oauthSettingsSchema = {
     signingAlgorithm: { type: 'string', pattern: '^[A-Za-z0-9]{2,16}$' },
     clientMetadataUrl: { type: 'string', pattern: '^https://[^/]+/.+', maxLength: 2048 },
     dpop: { type: 'boolean' },
+    assertion: jwt,
+    idpUrl: httpUrl,
+    idpTokenEndpoint: httpUrl,
+    idpClientId: nonEmpty,
+    idpClientSecret: nonEmpty,
+    idToken: jwt,
     scopes: {
       type: 'array',
       maxItems: 64,
@@ -94,7 +142,9 @@ export const authStartRequestSchema = {
  * - `resource-metadata` / `server-metadata`: discovery (RFC 9728; RFC 8414 and OpenID discovery);
  * - `registration`: dynamic client registration (RFC 7591);
  * - `authorization`: the URL the person opens; `callback`: the browser's way back to the daemon;
- * - `token`, `refresh`, `client-credentials`: token requests; `other`: any other request of the flow;
+ * - `token`, `refresh`, `client-credentials`, `jwt-bearer`: token requests at the authorization server;
+ * - `token-exchange`: the exchange of an ID token for an identity assertion grant at the enterprise IdP;
+ * - `other`: any other request of the flow;
  * - `outcome`: how the flow ended.
  */
 export type AuthStepKind =
@@ -107,6 +157,8 @@ export type AuthStepKind =
   | 'token'
   | 'refresh'
   | 'client-credentials'
+  | 'token-exchange'
+  | 'jwt-bearer'
   | 'other'
   | 'outcome';
 

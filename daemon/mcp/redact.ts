@@ -1,3 +1,4 @@
+import { OAUTH_SECRET_FIELDS } from '../../shared/oauth.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
 
 /** Shorter values are masked on the wire but not replaced in free text, where "1" or "on" would be everywhere. */
@@ -26,8 +27,10 @@ export function secretsOf(config: ServerConfig): string[] {
     if (scheme?.[1]) secrets.push(scheme[1]);
   }
   if (config.transport !== 'stdio') {
-    if (config.auth?.clientSecret) secrets.push(config.auth.clientSecret);
-    if (config.auth?.privateKey) secrets.push(config.auth.privateKey);
+    for (const field of OAUTH_SECRET_FIELDS) {
+      const value = config.auth?.[field];
+      if (value) secrets.push(value);
+    }
     try {
       const url = new URL(config.url);
       for (const value of [url.username, url.password, ...url.searchParams.values()]) {

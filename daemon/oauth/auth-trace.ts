@@ -64,6 +64,10 @@ const RULES: Record<AuthStepKind, string> = {
   refresh: 'OAuth 2.1 §4.3: the refresh token buys a new access token without the person.',
   'client-credentials':
     'OAuth 2.1 §4.2: a confidential client gets a token with its own credentials, no person.',
+  'token-exchange':
+    "RFC 8693 and SEP-990 (enterprise-managed authorization): the person's ID token is exchanged at the IdP for an identity assertion grant (requested_token_type id-jag) naming the MCP server's authorization server as audience and the server as resource.",
+  'jwt-bearer':
+    'RFC 7523 §2.1: a JWT is presented as the grant (grant_type jwt-bearer, assertion): an identity assertion grant from the IdP (SEP-990) or a workload identity token (SEP-1933). It must be issued for this authorization server and unexpired; a refusal is not retried with another grant.',
   other: 'A request the OAuth flow made.',
   outcome: 'How the flow ended.',
 };
@@ -78,9 +82,31 @@ const TITLES: Record<AuthStepKind, string> = {
   token: 'Token request',
   refresh: 'Token refresh',
   'client-credentials': 'Client-credentials token request',
+  'token-exchange': 'Token exchange at the IdP',
+  'jwt-bearer': 'JWT bearer token request',
   other: 'Request',
   outcome: 'Outcome',
 };
+
+/** The token requests' kinds by their grant_type. */
+const GRANT_KINDS: Record<string, AuthStepKind> = {
+  authorization_code: 'token',
+  refresh_token: 'refresh',
+  client_credentials: 'client-credentials',
+  'urn:ietf:params:oauth:grant-type:token-exchange': 'token-exchange',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer': 'jwt-bearer',
+};
+
+/** The grant_type of a form body, decoded (the URN grants come percent-encoded). */
+function grantTypeOf(body: string): string | undefined {
+  const raw = /(?:^|&)grant_type=([^&]*)/.exec(body)?.[1];
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
 
 /**
  * What a request of the flow is, by its URL and body; `mcp` for the MCP server's own requests (its
@@ -103,11 +129,8 @@ export function classifyRequest(
   const server = new URL(serverUrl);
   if (url.origin === server.origin && path === server.pathname) return 'mcp';
   if (method === 'POST' && body) {
-    const grant = /(?:^|&)grant_type=([^&]*)/.exec(body)?.[1];
-    if (grant === 'authorization_code') return 'token';
-    if (grant === 'refresh_token') return 'refresh';
-    if (grant === 'client_credentials') return 'client-credentials';
-    if (grant) return 'token';
+    const grant = grantTypeOf(body);
+    if (grant) return GRANT_KINDS[grant] ?? 'token';
     const json = body.trimStart().startsWith('{');
     if (json && body.includes('"redirect_uris"') && !body.includes('"jsonrpc"')) return 'registration';
   }
@@ -198,23 +221,40 @@ function problemOf(kind: AuthStepKind, status: number, body: string | undefined)
         : `The metadata request failed (${status}).`;
     case 'registration':
       return 'The authorization server refused dynamic registration: register a client there and set auth.clientId (and auth.clientSecret) in the server config, or give a client metadata document URL.';
+    case 'token-exchange':
+      if (code === 'invalid_grant') {
+        return 'invalid_grant: the IdP did not take the ID token (expired, or issued for another client). Put a fresh one in auth.idToken.';
+      }
+      if (code === 'invalid_client') {
+        return 'invalid_client: the IdP did not know the client. Check auth.idpClientId and auth.idpClientSecret.';
+      }
+      return `The token exchange failed (${status}${code ? `, ${code}` : ''}).`;
+    case 'jwt-bearer':
+      if (code === 'invalid_grant') {
+        return 'invalid_grant: the assertion is expired, malformed, or issued for another authorization server. Give a fresh one (auth.assertion), or for token_exchange a fresh auth.idToken.';
+      }
+      return tokenRefusal(status, code);
     case 'token':
     case 'refresh':
     case 'client-credentials':
-      if (code === 'invalid_grant') {
-        return 'invalid_grant: the code or refresh token is used, expired or was issued for another redirect URI, verifier or resource. Sign in again.';
-      }
-      if (code === 'invalid_client') {
-        return 'invalid_client: the client could not authenticate. Check auth.clientId, auth.clientSecret or auth.privateKey, and the token endpoint auth method the client registered with.';
-      }
-      if (code === 'invalid_scope')
-        return 'invalid_scope: ask for scopes the authorization server offers (auth.scopes).';
-      if (code === 'unauthorized_client')
-        return 'unauthorized_client: this client may not use this grant type.';
-      return `The token request failed (${status}${code ? `, ${code}` : ''}).`;
+      return tokenRefusal(status, code);
     default:
       return undefined;
   }
+}
+
+/** What a token endpoint's refusal means, for any grant. */
+function tokenRefusal(status: number, code: string | undefined): string {
+  if (code === 'invalid_grant') {
+    return 'invalid_grant: the code or refresh token is used, expired or was issued for another redirect URI, verifier or resource. Sign in again.';
+  }
+  if (code === 'invalid_client') {
+    return 'invalid_client: the client could not authenticate. Check auth.clientId, auth.clientSecret or auth.privateKey, and the token endpoint auth method the client registered with.';
+  }
+  if (code === 'invalid_scope')
+    return 'invalid_scope: ask for scopes the authorization server offers (auth.scopes).';
+  if (code === 'unauthorized_client') return 'unauthorized_client: this client may not use this grant type.';
+  return `The token request failed (${status}${code ? `, ${code}` : ''}).`;
 }
 
 /** Whether a failed status is one the client answers by trying elsewhere. */

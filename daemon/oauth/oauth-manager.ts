@@ -119,6 +119,7 @@ export class OAuthManager implements ConnectionOAuth {
         callbackUrl: () => this.callbackUrl(),
         onAuthorizationUrl: (from, url, state, verifier) => this.awaitCallback(from, url, state, verifier),
         onSecret: (value) => this.addSecret(serverId, value),
+        fetch: () => this.trace(serverId).fetch(serverUrlOf(config)) as typeof fetch,
       },
     );
     this.providers.set(serverId, provider);
@@ -447,7 +448,7 @@ function serverUrlOf(config: RemoteServerConfig): string {
   return url.href;
 }
 
-/** What a grant is bound to: the server URL and the client settings. Scopes may change freely. */
+/** What a grant is bound to: the server URL, the client settings and the IdP. Scopes may change freely. */
 function bindingOf(config: ServerConfig): string | undefined {
   if (config.transport === 'stdio' || config.transport === 'websocket' || !config.auth) return undefined;
   const { grant = 'authorization_code', clientId, clientMetadataUrl } = config.auth;
@@ -457,7 +458,13 @@ function bindingOf(config: ServerConfig): string | undefined {
   } catch {
     url = config.url;
   }
-  return JSON.stringify([url, grant, clientId ?? null, clientMetadataUrl ?? null]);
+  const parts: unknown[] = [url, grant, clientId ?? null, clientMetadataUrl ?? null];
+  // The identity behind an exchanged grant is the IdP's: another IdP (or client there) is another grant.
+  if (grant === 'token_exchange') {
+    const { idpUrl, idpTokenEndpoint, idpClientId } = config.auth;
+    parts.push(idpUrl ?? null, idpTokenEndpoint ?? null, idpClientId ?? null);
+  }
+  return JSON.stringify(parts);
 }
 
 /** What an authorization URL asks for, and what is missing from it. */

@@ -25,7 +25,12 @@ export interface ProviderHooks {
   onAuthorizationUrl(provider: DaemonOAuthProvider, url: URL, state: string, verifier: string): void;
   /** A value that must never show in an error or a log line (a token, a secret, a code, a verifier). */
   onSecret(value: string): void;
+  /** The fetch of the flow's own requests (the token exchange at the IdP): the auth debugger's. */
+  fetch(): typeof fetch;
 }
+
+/** The JWT bearer grant (RFC 7523 §2.1). */
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 export class DaemonOAuthProvider implements OAuthClientProvider {
   /** The authorization URL of the flow waiting for the person, if any. */
@@ -41,7 +46,10 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
   private pendingState?: string;
   private discovery?: OAuthDiscoveryState;
   readonly clientMetadataUrl?: string;
-  readonly prepareTokenRequest?: (scope?: string) => URLSearchParams;
+  readonly prepareTokenRequest?: (scope?: string) => URLSearchParams | Promise<URLSearchParams>;
+  /** The authorization server and resource of the flow (as discovered): a token exchange names them. */
+  private authorizationServer?: string;
+  private resource?: string;
   readonly addClientAuthentication?: AddClientAuthentication;
 
   constructor(
@@ -54,7 +62,14 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
     private readonly hooks: ProviderHooks,
   ) {
     if (!settings.clientId && settings.clientMetadataUrl) this.clientMetadataUrl = settings.clientMetadataUrl;
-    if (settings.clientSecret) hooks.onSecret(settings.clientSecret);
+    for (const secret of [
+      settings.clientSecret,
+      settings.assertion,
+      settings.idpClientSecret,
+      settings.idToken,
+    ]) {
+      if (secret) hooks.onSecret(secret);
+    }
     const { clientId, privateKey } = settings;
     if (privateKey && clientId) {
       hooks.onSecret(privateKey);
@@ -70,18 +85,62 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
         await sign(headers, params, url, metadata);
       };
     }
-    if (this.headless) {
-      this.prepareTokenRequest = (scope) => {
-        const params = new URLSearchParams({ grant_type: 'client_credentials' });
-        if (scope) params.set('scope', scope);
-        return params;
-      };
+    if (settings.grant === 'client_credentials') {
+      this.prepareTokenRequest = (scope) => withScope({ grant_type: 'client_credentials' }, scope);
+    } else if (settings.grant === 'jwt_bearer' || settings.grant === 'token_exchange') {
+      this.prepareTokenRequest = async (scope) =>
+        withScope({ grant_type: JWT_BEARER, assertion: await this.assertion(scope) }, scope);
     }
   }
 
-  /** Client credentials: no person, no browser, no redirect. */
+  /** Every grant but the authorization code: no person, no browser, no redirect. */
   get headless(): boolean {
-    return this.settings.grant === 'client_credentials';
+    return (this.settings.grant ?? 'authorization_code') !== 'authorization_code';
+  }
+
+  /**
+   * The JWT of a JWT bearer grant: the configured one, or for `token_exchange` an identity assertion
+   * grant (ID-JAG) the IdP issues for the person's ID token, this authorization server and this
+   * resource (RFC 8693, SEP-990), asked for afresh on every token request (it lives minutes).
+   */
+  private async assertion(scope: string | undefined): Promise<string> {
+    const { settings } = this;
+    if (settings.grant === 'jwt_bearer') return settings.assertion ?? '';
+    const { idToken, idpClientId, idpUrl, idpTokenEndpoint } = settings;
+    if (!this.authorizationServer || !this.resource) {
+      throw new Error(
+        "The server's protected-resource metadata named no resource: an identity assertion grant needs one (RFC 9728)",
+      );
+    }
+    if (!idToken || !idpClientId || !(idpUrl ?? idpTokenEndpoint)) {
+      throw new Error('token_exchange needs auth.idToken, auth.idpClientId and auth.idpUrl');
+    }
+    const { requestJwtAuthorizationGrant, discoverAndRequestJwtAuthGrant } =
+      await import('@modelcontextprotocol/client');
+    const request = {
+      audience: this.authorizationServer,
+      resource: this.resource,
+      idToken,
+      clientId: idpClientId,
+      ...(settings.idpClientSecret && { clientSecret: settings.idpClientSecret }),
+      ...(scope && { scope }),
+      fetchFn: this.hooks.fetch(),
+    };
+    const grant = idpTokenEndpoint
+      ? await requestJwtAuthorizationGrant({ ...request, tokenEndpoint: idpTokenEndpoint })
+      : await discoverAndRequestJwtAuthGrant({ ...request, idpUrl: idpUrl as string });
+    this.hooks.onSecret(grant.jwtAuthGrant);
+    return grant.jwtAuthGrant;
+  }
+
+  /** Called by the SDK after discovery: the issuer a token exchange names as the audience. */
+  saveAuthorizationServerUrl(url: string): void {
+    this.authorizationServer = url;
+  }
+
+  /** Called by the SDK after discovery: the resource a token exchange names. */
+  saveResourceUrl(url: string): void {
+    this.resource = url;
   }
 
   get redirectUrl(): string | undefined {
@@ -95,7 +154,7 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
       software_id: CLIENT_INFO.name,
       software_version: CLIENT_INFO.version,
       redirect_uris: this.headless ? [] : [this.hooks.callbackUrl()],
-      grant_types: this.headless ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+      grant_types: grantTypesOf(this.settings),
       response_types: this.headless ? [] : ['code'],
       token_endpoint_auth_method: this.settings.privateKey
         ? 'private_key_jwt'
@@ -236,5 +295,25 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
         return next;
       });
     }
+  }
+}
+
+/** A token request's parameters, with the scope when one is asked. */
+function withScope(fields: Record<string, string>, scope: string | undefined): URLSearchParams {
+  const params = new URLSearchParams(fields);
+  if (scope) params.set('scope', scope);
+  return params;
+}
+
+/** The grant types a registration asks for. */
+function grantTypesOf(settings: OAuthSettings): string[] {
+  switch (settings.grant) {
+    case 'client_credentials':
+      return ['client_credentials'];
+    case 'jwt_bearer':
+    case 'token_exchange':
+      return [JWT_BEARER];
+    default:
+      return ['authorization_code', 'refresh_token'];
   }
 }

@@ -45,7 +45,7 @@ export function checkServerConfigs(configs: ReadonlyArray<{ path: string; config
   if (problems.length) throw invalidRequest(problems);
 }
 
-/** OAuth settings that cannot work: on a WebSocket server, or client credentials without a client. */
+/** OAuth settings that cannot work: on a WebSocket server, or a grant without what it needs. */
 function oauthProblems(config: ServerConfig): Problem[] {
   if (config.transport === 'stdio' || !config.auth) return [];
   if (config.transport === 'websocket') {
@@ -59,6 +59,23 @@ function oauthProblems(config: ServerConfig): Problem[] {
       problems.push({
         path: 'auth.clientSecret',
         message: 'is required for client_credentials (or a privateKey for private_key_jwt)',
+      });
+    }
+  }
+  if (config.auth.grant === 'jwt_bearer' && !config.auth.assertion) {
+    problems.push({ path: 'auth.assertion', message: 'is required for jwt_bearer: the JWT to present' });
+  }
+  if (config.auth.grant === 'token_exchange') {
+    const need = (field: keyof typeof config.auth, message: string) => {
+      if (!config.auth?.[field]) problems.push({ path: `auth.${field}`, message });
+    };
+    need('clientId', 'is required for token_exchange: the identity assertion grant names it');
+    need('idToken', "is required for token_exchange: the person's ID token from the IdP");
+    need('idpClientId', "is required for token_exchange: the daemon's client id at the IdP");
+    if (!config.auth.idpUrl && !config.auth.idpTokenEndpoint) {
+      problems.push({
+        path: 'auth.idpUrl',
+        message: 'is required for token_exchange (or auth.idpTokenEndpoint)',
       });
     }
   }

@@ -4,6 +4,7 @@
  * and events carry the mask; a PUT that sends the mask back keeps the stored value, but only for the
  * same origin, so an edited URL never receives a credential meant for another host.
  */
+import { OAUTH_SECRET_FIELDS } from '../../shared/oauth.ts';
 import { MASKED_SECRET, type ServerConfig } from '../../shared/servers.ts';
 
 /** Names that say their value is a credential (query parameters, and free-text redaction by name). */
@@ -43,10 +44,9 @@ export function maskConfig(config: ServerConfig): ServerConfig {
   if (config.transport === 'stdio') return config.env ? { ...config, env: maskValues(config.env) } : config;
   const url = maskUrl(config.url);
   let masked = url === config.url ? config : { ...config, url };
-  if (config.auth?.clientSecret || config.auth?.privateKey) {
+  if (config.auth && OAUTH_SECRET_FIELDS.some((field) => config.auth?.[field])) {
     const auth = { ...config.auth };
-    if (auth.clientSecret) auth.clientSecret = MASKED_SECRET;
-    if (auth.privateKey) auth.privateKey = MASKED_SECRET;
+    for (const field of OAUTH_SECRET_FIELDS) if (auth[field]) auth[field] = MASKED_SECRET;
     masked = { ...masked, auth };
   }
   return config.headers ? { ...masked, headers: maskValues(config.headers) } : masked;
@@ -110,16 +110,23 @@ export function unmaskConfig(incoming: ServerConfig, stored: ServerConfig | unde
   const headers = keep(incoming.headers, previous);
   const url = unmaskUrl(incoming.url, storedUrl);
   const unmasked = headers ? { ...incoming, url, headers } : { ...incoming, url };
-  if (incoming.auth?.clientSecret !== MASKED_SECRET && incoming.auth?.privateKey !== MASKED_SECRET) {
+  if (!incoming.auth || !OAUTH_SECRET_FIELDS.some((field) => incoming.auth?.[field] === MASKED_SECRET)) {
     return unmasked;
   }
-  // The stored client secret and key, for the same origin and client only; otherwise they are dropped.
+  // The stored secrets, for the same origin and client only (and those sent to the IdP, for the same
+  // IdP and client there); otherwise they are dropped.
   const storedAuth = sameOrigin && stored && stored.transport !== 'stdio' ? stored.auth : undefined;
-  const sameClient = storedAuth?.clientId === incoming.auth.clientId;
+  const sameClient = storedAuth !== undefined && storedAuth.clientId === incoming.auth.clientId;
+  const sameIdp =
+    sameClient &&
+    storedAuth.idpUrl === incoming.auth.idpUrl &&
+    storedAuth.idpTokenEndpoint === incoming.auth.idpTokenEndpoint &&
+    storedAuth.idpClientId === incoming.auth.idpClientId;
   const auth = { ...incoming.auth };
-  for (const key of ['clientSecret', 'privateKey'] as const) {
+  for (const key of OAUTH_SECRET_FIELDS) {
     if (auth[key] !== MASKED_SECRET) continue;
-    const kept = sameClient ? storedAuth?.[key] : undefined;
+    const toIdp = key === 'idpClientSecret' || key === 'idToken';
+    const kept = (toIdp ? sameIdp : sameClient) ? storedAuth?.[key] : undefined;
     if (kept) auth[key] = kept;
     else delete auth[key];
   }

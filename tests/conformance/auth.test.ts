@@ -44,6 +44,8 @@ describe('conformance auth scenarios with the daemon as the client', () => {
     ['auth/client-credentials-jwt', ['client-credentials-jwt-verified']],
     ['auth/dpop', ['sep-1932-client-token-request-proof', 'sep-1932-client-dpop-auth-scheme']],
     ['auth/dpop-nonce', ['sep-1932-client-fresh-proof']],
+    ['auth/enterprise-managed-authorization', ['complete-flow-token-exchange', 'complete-flow-jwt-bearer']],
+    ['auth/wif-jwt-bearer', ['wif-assertion-verified']],
   ])('%s passes', async (scenario, checkIds) => {
     await expectScenarioPasses(scenario, checkIds);
   });

@@ -14,6 +14,12 @@ interface ConformanceContext {
   client_secret?: string;
   private_key_pem?: string;
   signing_algorithm?: string;
+  /** Workload identity federation: a workload token issued for the authorization server. */
+  valid_jwt?: string;
+  /** Enterprise-managed authorization: the person's ID token and the IdP it is from. */
+  idp_id_token?: string;
+  idp_token_endpoint?: string;
+  idp_client_id?: string;
 }
 
 /** The `auth` settings of the scenario's server: none for scenarios that are not about OAuth. */
@@ -32,6 +38,20 @@ export function authSettingsFor(scenario: string): OAuthSettings | undefined {
       ...(context.client_secret && { clientSecret: context.client_secret }),
       ...(context.private_key_pem && { privateKey: context.private_key_pem }),
       ...(context.signing_algorithm && { signingAlgorithm: context.signing_algorithm }),
+    };
+  }
+  if (scenario === 'auth/wif-jwt-bearer') {
+    return { grant: 'jwt_bearer', clientId: context.client_id, assertion: context.valid_jwt };
+  }
+  if (scenario === 'auth/enterprise-managed-authorization') {
+    return {
+      grant: 'token_exchange',
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+      // Its IdP's discovery document lacks fields OpenID Discovery requires: the endpoint is given.
+      idpTokenEndpoint: context.idp_token_endpoint,
+      idpClientId: context.idp_client_id,
+      idToken: context.idp_id_token,
     };
   }
   if (context.client_id) {
