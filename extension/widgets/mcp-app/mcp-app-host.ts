@@ -17,14 +17,15 @@ import {
   type McpUiMessageRequest,
   PostMessageTransport,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
-  ErrorCode,
   type JSONRPCMessage,
-  McpError,
   type MessageExtraInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/client';
 import { mcpAppCspDirectives, mcpAppCspOf } from '../../../shared/mcp-apps';
 import { version } from '../../../package.json';
 
@@ -199,10 +200,10 @@ export function isHttpUrl(url: string): boolean {
 function refuseUnlessAppMayCall(name: string, tools: McpAppHostOptions['tools']): void {
   if (!tools) return;
   const tool = tools.find((candidate) => candidate.name === name);
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const ui = tool._meta?.ui as { visibility?: unknown } | undefined;
   if (Array.isArray(ui?.visibility) && !ui.visibility.includes('app')) {
-    throw new McpError(ErrorCode.InvalidParams, `The tool ${name} is not visible to apps`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The tool ${name} is not visible to apps`);
   }
 }
 
