@@ -1,6 +1,7 @@
 /**
- * The host side of an MCP App (SEP-1865) for the panel and the web page: ext-apps' `AppBridge` over a
- * `PostMessageTransport` bound to the widget frame's window. The app's `tools/call` is relayed through
+ * The host side of an MCP App (SEP-1865) for the panel and the web page: ext-apps 2.x's `AppBridge` (built
+ * on SDK v2's `Protocol`; its messages are those of 1.x) over a `PostMessageTransport` bound to the
+ * widget frame's window. The app's `tools/call` is relayed through
  * a callback (to the daemon), `ui/message`, `ui/open-link` (http and https only) and size changes go to
  * callbacks, and once the app has initialized it gets the tool input and result. No daemon client
  * reaches the app: the bridge has no MCP `Client`, so nothing but the callbacks below answers it.
