@@ -176,10 +176,15 @@ describe('MCP App host with the ext-apps App', () => {
       ],
     });
     const { app } = await startApp(host);
-    await expect(app.callServerTool({ name: 'model-only', arguments: {} })).rejects.toThrow(
-      'not visible to apps',
-    );
-    await expect(app.callServerTool({ name: 'missing', arguments: {} })).rejects.toThrow('Unknown tool');
+    // Invalid params (-32602), not an internal error: the refusal is the app's mistake.
+    await expect(app.callServerTool({ name: 'model-only', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('not visible to apps'),
+    });
+    await expect(app.callServerTool({ name: 'missing', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool'),
+    });
     await app.callServerTool({ name: 'app-only', arguments: { a: 1, b: 1 } });
     await app.callServerTool({ name: 'add', arguments: { a: 1, b: 1 } });
     expect(vi.mocked(host.options.callTool).mock.calls.map(([name]) => name)).toEqual(['app-only', 'add']);

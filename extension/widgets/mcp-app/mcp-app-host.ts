@@ -1,6 +1,7 @@
 /**
- * The host side of an MCP App (SEP-1865) for the panel and the web page: ext-apps' `AppBridge` over a
- * `PostMessageTransport` bound to the widget frame's window. The app's `tools/call` is relayed through
+ * The host side of an MCP App (SEP-1865) for the panel and the web page: ext-apps 2.x's `AppBridge` (built
+ * on SDK v2's `Protocol`; its messages are those of 1.x) over a `PostMessageTransport` bound to the
+ * widget frame's window. The app's `tools/call` is relayed through
  * a callback (to the daemon), `ui/message`, `ui/open-link` (http and https only) and size changes go to
  * callbacks, and once the app has initialized it gets the tool input and result. No daemon client
  * reaches the app: the bridge has no MCP `Client`, so nothing but the callbacks below answers it.
@@ -17,14 +18,15 @@ import {
   type McpUiMessageRequest,
   PostMessageTransport,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
-  ErrorCode,
   type JSONRPCMessage,
-  McpError,
   type MessageExtraInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/client';
 import { mcpAppCspDirectives, mcpAppCspOf } from '../../../shared/mcp-apps';
 import { version } from '../../../package.json';
 
@@ -199,10 +201,10 @@ export function isHttpUrl(url: string): boolean {
 function refuseUnlessAppMayCall(name: string, tools: McpAppHostOptions['tools']): void {
   if (!tools) return;
   const tool = tools.find((candidate) => candidate.name === name);
-  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const ui = tool._meta?.ui as { visibility?: unknown } | undefined;
   if (Array.isArray(ui?.visibility) && !ui.visibility.includes('app')) {
-    throw new McpError(ErrorCode.InvalidParams, `The tool ${name} is not visible to apps`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `The tool ${name} is not visible to apps`);
   }
 }
 
