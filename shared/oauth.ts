@@ -200,6 +200,9 @@ export interface AuthStep {
 /** `GET /servers/:id/auth/trace`: the steps of the server's sign-ins, the last 200. */
 export interface AuthTrace {
   serverId: string;
+  /** The record's id in this daemon run, and its version: of two views with one epoch, the higher version is newer. */
+  epoch: string;
+  version: number;
   mode: AuthTraceMode;
   /** The step a guided flow holds until `POST /servers/:id/auth/trace/next`. */
   waiting?: number;

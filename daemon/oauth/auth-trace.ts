@@ -7,6 +7,7 @@
  * All of it is hostile input and secret-laden: headers, form fields and JSON fields that carry
  * credentials are masked, every secret the flow has seen is redacted, and bodies are cut short.
  */
+import { randomUUID } from 'node:crypto';
 import type { AuthExchange, AuthStep, AuthStepKind, AuthTrace, AuthTraceMode } from '../../shared/oauth.ts';
 import { redact } from '../mcp/redact.ts';
 
@@ -289,6 +290,13 @@ export class ServerAuthTrace {
   private steps: AuthStep[] = [];
   private seq = 0;
   private held?: { step: AuthStep; release: () => void };
+  /**
+   * Grows with every change, so a view that reaches the panel late (an HTTP answer behind the live
+   * channel's later messages) is known as older.
+   */
+  private version = 0;
+  /** This record's own id: versions compare only within one daemon run. */
+  private readonly epoch = randomUUID();
 
   constructor(
     readonly serverId: string,
@@ -300,6 +308,8 @@ export class ServerAuthTrace {
   view(): AuthTrace {
     return {
       serverId: this.serverId,
+      epoch: this.epoch,
+      version: this.version,
       mode: this.mode,
       ...(this.held && { waiting: this.held.step.seq }),
       steps: this.steps.map((step) => this.masked(step)),
@@ -318,7 +328,9 @@ export class ServerAuthTrace {
     const held = this.held;
     if (!held) return false;
     this.held = undefined;
+    held.step.outcome = 'pending';
     held.release();
+    this.changed();
     return true;
   }
 
@@ -469,6 +481,7 @@ export class ServerAuthTrace {
   }
 
   private changed(): void {
+    this.version++;
     this.onChange(this.view());
   }
 }

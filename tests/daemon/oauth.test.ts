@@ -302,7 +302,7 @@ describe('OAuth with a real authorization server', () => {
 });
 
 describe('the auth debugger', () => {
-  type Trace = { mode: string; waiting?: number; steps: Array<Record<string, any>> };
+  type Trace = { mode: string; version: number; waiting?: number; steps: Array<Record<string, any>> };
   const trace = async (id: string): Promise<Trace> => {
     const answer = await d.api('GET', `/api/mcp/servers/${id}/auth/trace`);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -395,7 +395,8 @@ describe('the auth debugger', () => {
     expect(nothing.status).toBe(404);
     expect(nothing.body.code).toBe('auth_step_not_found');
     const cleared = await d.api('DELETE', '/api/mcp/servers/guided/auth/trace');
-    expect(cleared.body).toEqual({ serverId: 'guided', mode: 'quick', steps: [] });
+    expect(cleared.body).toMatchObject({ serverId: 'guided', mode: 'quick', steps: [] });
+    expect(cleared.body.version).toBeGreaterThan(done.version);
   });
 
   it('says what is wrong when the token request fails: a wrong client secret', async () => {
