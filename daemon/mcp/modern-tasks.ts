@@ -1,6 +1,9 @@
 import type { JSONRPCMessage, RequestOptions } from '@modelcontextprotocol/client';
 import type { JsonObject, McpTask } from '../../shared/api.ts';
+import { TASKS_EXTENSION_ID } from '../../shared/tasks.ts';
 import { McpError, UpstreamError } from '../errors.ts';
+
+export { TASKS_EXTENSION_ID };
 
 /**
  * MCP tasks at the modern era (2026-07-28): the `io.modelcontextprotocol/tasks` extension (SEP-2663).
@@ -17,8 +20,6 @@ import { McpError, UpstreamError } from '../errors.ts';
  * the server says must be one, and the tasks methods): declared on every request, it would make the
  * server turn any call of a task-supporting tool into a task the user did not ask for.
  */
-export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
-
 /** The reserved `_meta` key of a modern request's client capabilities. */
 const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
 
