@@ -14,6 +14,7 @@ import { samplingAnswerSchema } from '../../shared/schemas.ts';
 import { DaemonError, UpstreamError } from '../errors.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
+import { createdTaskOf, endOf, needsTasksExtension } from './modern-tasks.ts';
 import type { ServerConnection } from './server-connection.ts';
 import {
   MAX_URL_ELICITATION_ROUNDS,
@@ -193,7 +194,8 @@ export class ExecutionManager {
           });
         }
         const support = connection.toolTaskSupport(toolName);
-        if (task && support !== 'optional' && support !== 'required') {
+        // At the modern era tools do not say whether they support tasks: the server decides per call.
+        if (task && !connection.isModern && support !== 'optional' && support !== 'required') {
           throw taskRefused(
             `Tool "${toolName}" cannot run as a task: its execution.taskSupport is "${support}"`,
           );
@@ -207,12 +209,22 @@ export class ExecutionManager {
       },
       async (execution, options, runAs) => {
         if (!runAs) {
-          const result = await this.withUrlElicitations(execution, () =>
-            connection.callTool(toolName, parameters, options),
-          );
-          return { status: 'completed', executionId: execution.id, result };
+          try {
+            const result = await this.withUrlElicitations(execution, () =>
+              connection.callTool(toolName, parameters, options),
+            );
+            return { status: 'completed', executionId: execution.id, result };
+          } catch (error) {
+            // A modern server says the tool must run as a task (-32021): it runs as one, waited for.
+            const mustBeTask =
+              connection.isModern && connection.tasksCapability && needsTasksExtension(error);
+            if (!mustBeTask) throw error;
+          }
         }
         const created = await connection.callTool(toolName, parameters, options, { ...runAs });
+        if (connection.isModern) {
+          return this.modernCreated(connection, execution, toolName, created, task, options);
+        }
         const createdTask = (created as { task?: McpTask }).task;
         if (!createdTask || typeof createdTask.taskId !== 'string') {
           throw new UpstreamError(
@@ -221,13 +233,38 @@ export class ExecutionManager {
             created,
           );
         }
-        this.taskTools.set(taskKey(connection.id, createdTask.taskId), toolName);
-        // Kept for naming only: the oldest names go first.
-        if (this.taskTools.size > 1000) this.taskTools.delete(this.taskTools.keys().next().value!);
+        this.nameTask(connection, createdTask.taskId, toolName);
         if (task) return { status: 'task_created', executionId: execution.id, task: createdTask };
         return this.awaitTaskResult(connection, execution, createdTask.taskId, options);
       },
     );
+  }
+
+  /** Remembers which tool created a task, to name an execution waiting for it. */
+  private nameTask(connection: ServerConnection, taskId: string, toolName: string): void {
+    this.taskTools.set(taskKey(connection.id, taskId), toolName);
+    // Kept for naming only: the oldest names go first.
+    if (this.taskTools.size > 1000) this.taskTools.delete(this.taskTools.keys().next().value!);
+  }
+
+  /**
+   * A modern server's answer to a call that declared the tasks extension: a task, created (`task`) or
+   * waited for, or the tool's result when the server ran it at once, as it may.
+   */
+  private modernCreated(
+    connection: ServerConnection,
+    execution: Execution,
+    toolName: string,
+    answer: JsonObject,
+    task: TaskParams | undefined,
+    options: RequestOptions,
+  ): Promise<ExecutionOutcome> | ExecutionOutcome {
+    const raw = createdTaskOf(answer);
+    if (!raw) return { status: 'completed', executionId: execution.id, result: answer };
+    const created = connection.modernTasks.remember(raw);
+    this.nameTask(connection, created.taskId, toolName);
+    if (task) return { status: 'task_created', executionId: execution.id, task: created };
+    return this.awaitTaskResult(connection, execution, created.taskId, options);
   }
 
   /**
@@ -238,7 +275,8 @@ export class ExecutionManager {
   async taskResult(connection: ServerConnection, taskId: string): Promise<ExecutionOutcome> {
     const task = (await connection.getTask(taskId)) as McpTask;
     if (TERMINAL.has(task.status)) {
-      const result = await connection.getTaskResult(taskId);
+      // A modern task inlines its result (or error) in what tasks/get answered.
+      const result = connection.isModern ? endOf(task) : await connection.getTaskResult(taskId);
       return { status: 'completed', executionId: randomUUID(), taskId, result: result as JsonObject };
     }
     const toolName = this.taskTools.get(taskKey(connection.id, taskId)) ?? 'tasks/result';
@@ -272,7 +310,10 @@ export class ExecutionManager {
       void connection.cancelTask(taskId).catch(() => {});
     };
     execution.abort.signal.addEventListener('abort', onAbort, { once: true });
-    const result = await connection.getTaskResult(taskId, options);
+    // A modern task is polled; a change of its status shows it alive, as a status notification does.
+    const result = connection.isModern
+      ? await connection.modernTasks.result(taskId, options, () => execution.armTimer())
+      : await connection.getTaskResult(taskId, options);
     execution.abort.signal.removeEventListener('abort', onAbort);
     return { status: 'completed', executionId: execution.id, taskId, result: result as JsonObject };
   }

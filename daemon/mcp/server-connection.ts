@@ -20,6 +20,7 @@ import type * as ClientRuntime from './client-runtime.ts';
 import { ResourceSubscriptions } from './listen.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
 import { HandshakeCapture } from './handshake.ts';
+import { allowTaskMethods, type InputRequest, ModernTasks, TASKS_EXTENSION_ID } from './modern-tasks.ts';
 import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
 import type { ConnectionOAuth } from '../oauth/oauth-manager.ts';
 import type { LoggingTransport } from './transports/logging-transport.ts';
@@ -201,6 +202,12 @@ export class ServerConnection {
   private toolsHeaders = new Map<string, HeaderScan>();
   /** `resources/subscribe` at the legacy era, one `subscriptions/listen` stream at the modern (listen.ts). */
   readonly resourceSubscriptions: ResourceSubscriptions;
+  /** Tasks at the modern era: the `io.modelcontextprotocol/tasks` extension (modern-tasks.ts). */
+  readonly modernTasks = new ModernTasks({
+    request: (method, params, options) => this.request(method, params, options),
+    clientCapabilities: CLIENT_CAPABILITIES,
+    answer: (request, signal) => this.answerInputRequest(request, signal),
+  });
 
   constructor(
     readonly id: string,
@@ -356,16 +363,27 @@ export class ServerConnection {
     return this.toolsTaskSupport.get(name) ?? 'forbidden';
   }
 
-  /** The server's `tasks` capability (MCP 2025-11-25), once connected. */
+  /** Whether the connection speaks the modern era (2026-07-28), once connected. */
+  get isModern(): boolean {
+    return this.initResult?.era === 'modern';
+  }
+
+  /**
+   * The server's `tasks` capability (MCP 2025-11-25), or at the modern era its settings of the tasks
+   * extension, once connected.
+   */
   get tasksCapability(): JsonObject | undefined {
-    const tasks = this.initResult?.capabilities?.tasks;
-    return tasks && typeof tasks === 'object' ? (tasks as JsonObject) : undefined;
+    const capabilities = this.initResult?.capabilities;
+    const extensions = capabilities?.extensions as JsonObject | undefined;
+    const tasks = this.isModern ? extensions?.[TASKS_EXTENSION_ID] : capabilities?.tasks;
+    return tasks && typeof tasks === 'object' && !Array.isArray(tasks) ? (tasks as JsonObject) : undefined;
   }
 
   /**
    * tools/call through the generic request path: the SDK's callTool would validate structuredContent
    * against the outputSchema and throw, but the inspector must show the server's result as it is.
-   * With `task` the tool runs as an MCP task (2025-11-25): the answer is the created task.
+   * With `task` the tool runs as an MCP task: at 2025-11-25 the answer is the created task; at the
+   * modern era the request declares the tasks extension, and the server decides (modern-tasks.ts).
    */
   callTool(name: string, args: JsonObject, options: RequestOptions, task?: JsonObject): Promise<Raw> {
     // On a modern connection over Streamable HTTP, the arguments marked x-mcp-header go as headers too.
@@ -374,11 +392,13 @@ export class ServerConnection {
     const withHeaders = Object.keys(headers).length
       ? { ...options, headers: { ...options.headers, ...headers } }
       : options;
-    return this.request('tools/call', { name, arguments: args, ...(task && { task }) }, withHeaders);
+    const asTask = task && (this.isModern ? { _meta: this.modernTasks.meta } : { task });
+    return this.request('tools/call', { name, arguments: args, ...asTask }, withHeaders);
   }
 
-  /** `tasks/get`: the task as the server describes it. */
+  /** `tasks/get`: the task as the server describes it (at the modern era, checked: modern-tasks.ts). */
   getTask(taskId: string, options?: RequestOptions): Promise<Raw> {
+    if (this.isModern) return this.modernTasks.get(taskId, options);
     return this.request('tasks/get', { taskId }, options);
   }
 
@@ -387,14 +407,33 @@ export class ServerConnection {
     return this.request('tasks/result', { taskId }, options);
   }
 
-  /** `tasks/list`: one page of the server's tasks. */
-  listTasks(cursor?: string, options?: RequestOptions): Promise<Raw> {
+  /**
+   * `tasks/list`: one page of the server's tasks. The modern era has no `tasks/list`: the tasks created
+   * through the daemon on this connection stand in for it.
+   */
+  async listTasks(cursor?: string, options?: RequestOptions): Promise<Raw> {
+    if (this.isModern) return { tasks: await this.modernTasks.list() };
     return this.request('tasks/list', cursor ? { cursor } : {}, options);
   }
 
   /** `tasks/cancel`: the task as it is once cancelled. */
   cancelTask(taskId: string, options?: RequestOptions): Promise<Raw> {
+    if (this.isModern) return this.modernTasks.cancel(taskId, options);
     return this.request('tasks/cancel', { taskId }, options);
+  }
+
+  /**
+   * A modern task's input request, answered as the same request of the server's would be: elicitation
+   * and sampling go to the person through the execution, `roots/list` gets the roots.
+   */
+  private async answerInputRequest(request: InputRequest, signal: AbortSignal): Promise<JsonObject> {
+    if (request.method === 'elicitation/create') {
+      return (await this.deps.onElicitation(this.id, request.params, signal)) as JsonObject;
+    }
+    if (request.method === 'sampling/createMessage') {
+      return this.deps.onSampling(this.id, request.params, signal);
+    }
+    return { roots: this.roots.map((root) => ({ ...root })) };
   }
 
   /** One page of a list as the server sent it, `nextCursor` included; the first without a cursor. */
@@ -469,6 +508,7 @@ export class ServerConnection {
       capabilities: CLIENT_CAPABILITIES,
       versionNegotiation: legacy ? undefined : this.versionNegotiation(),
     });
+    allowTaskMethods(client);
     client.setRequestHandler('elicitation/create', (request, ctx) =>
       this.deps.onElicitation(this.id, request.params as JsonObject, ctx.mcpReq.signal),
     );

@@ -10,9 +10,11 @@ import type { ServerConnection } from '../mcp/server-connection.ts';
 import { sendOutcome } from './tools.ts';
 
 /**
- * MCP tasks (2025-11-25, experimental) of a server: `tasks/list`, `tasks/get`, `tasks/result` and
- * `tasks/cancel` as plain requests (SDK v2 has no task runtime). A task's result passes through as the server sent
- * it; waiting for the result of a running task holds the execution lock (see ExecutionManager).
+ * MCP tasks of a server: `tasks/list`, `tasks/get`, `tasks/result` and `tasks/cancel` as plain requests
+ * at 2025-11-25 (experimental; SDK v2 has no task runtime); at the modern era the same routes speak the
+ * `io.modelcontextprotocol/tasks` extension (mcp/modern-tasks.ts), whose tasks are shown in the same
+ * shape. A task's result passes through as the server sent it; waiting for the result of a running
+ * task holds the execution lock (see ExecutionManager).
  */
 export function tasksRouter(manager: ClientManager, executions: ExecutionManager): Router {
   const router = Router();
@@ -55,7 +57,10 @@ export function tasksRouter(manager: ClientManager, executions: ExecutionManager
   return router;
 }
 
-/** The server, connected, once it says it has tasks (and, for list and cancel, that part of them). */
+/**
+ * The server, connected, once it says it has tasks (and, for list and cancel at 2025-11-25, that part
+ * of them: the modern extension always cancels, and its list is the daemon's own).
+ */
 async function withTasks(
   manager: ClientManager,
   serverId: string,
@@ -64,11 +69,15 @@ async function withTasks(
   const connection = manager.get(serverId);
   await connection.ensureConnected();
   const tasks = connection.tasksCapability;
-  if (!tasks || (part && !tasks[part])) {
-    const what = part ? `tasks.${part}` : 'tasks';
+  if (!tasks || (part && !connection.isModern && !tasks[part])) {
+    const what = connection.isModern
+      ? 'io.modelcontextprotocol/tasks extension'
+      : part
+        ? `tasks.${part}`
+        : 'tasks';
     throw new DaemonError(
       'invalid_request',
-      `Server "${serverId}" does not declare the ${what} capability, so it has no tasks to ${part ?? 'show'}`,
+      `Server "${serverId}" does not declare the ${what}${connection.isModern ? '' : ' capability'}, so it has no tasks to ${part ?? 'show'}`,
     );
   }
   return connection;

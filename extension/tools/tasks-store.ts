@@ -2,16 +2,26 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { ElicitationResponse, McpTask, TaskParams } from '../../shared/api';
 import type { Tool } from '../../shared/mcp';
+import type { ServerRecord } from '../../shared/servers';
+import { serverHasTasks } from '../../shared/tasks';
 import { useLiveStore } from '../app/live-store';
-import { requireClient } from '../servers/servers-store';
+import { requireClient, useServersStore } from '../servers/servers-store';
 import { failRun, isActive, newRun, type Run, settleRun, ToolRunner } from './tool-run';
 
 /** What a tool says of tasks (`execution.taskSupport`): `forbidden` when it says nothing. */
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
-export function taskSupportOf(tool: Pick<Tool, 'execution'> | null | undefined): TaskSupport {
+/**
+ * What the tool says of tasks. Tools of the modern era (2026-07-28) say nothing: on a server with the
+ * tasks extension any of them may be asked to run as a task, and the server decides.
+ */
+export function taskSupportOf(
+  tool: Pick<Tool, 'execution'> | null | undefined,
+  server?: Pick<ServerRecord, 'era' | 'capabilities'> | null,
+): TaskSupport {
   const support = tool?.execution?.taskSupport;
-  return support === 'optional' || support === 'required' ? support : 'forbidden';
+  if (support === 'optional' || support === 'required') return support;
+  return server?.era === 'modern' && serverHasTasks(server) ? 'optional' : 'forbidden';
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
@@ -61,7 +71,8 @@ export const useTasksStore = defineStore('tasks', () => {
 
   /** The `task` of an execute for this tool: only when it may run as a task and the person asked. */
   function taskParamsFor(server: string, tool: Tool): TaskParams | undefined {
-    return taskSupportOf(tool) === 'optional' && runAsTask(server, tool.name) ? {} : undefined;
+    const record = useServersStore().servers.find((s) => s.id === server);
+    return taskSupportOf(tool, record) === 'optional' && runAsTask(server, tool.name) ? {} : undefined;
   }
 
   function upsert(task: McpTask): void {
@@ -76,7 +87,8 @@ export const useTasksStore = defineStore('tasks', () => {
 
   async function load(id: string): Promise<void> {
     if (serverId.value !== id) {
-      stopPolling();
+      // Another server's tasks stop being polled; polling itself stays on (TasksPanel turns it on first).
+      clearTimers();
       tasks.value = [];
       viewed.value = null;
       serverId.value = id;
@@ -132,6 +144,10 @@ export const useTasksStore = defineStore('tasks', () => {
 
   function stopPolling(): void {
     polling = false;
+    clearTimers();
+  }
+
+  function clearTimers(): void {
     for (const timer of timers.values()) clearTimeout(timer);
     timers.clear();
   }

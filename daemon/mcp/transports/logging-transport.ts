@@ -9,6 +9,7 @@ import type {
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../../../shared/json-depth.ts';
 import type { RpcMessageEntry } from '../../../shared/logs.ts';
 import { type LogicalCall, nextRound, withinCall } from '../../logs/logical-call.ts';
+import { passCreatedTask } from '../modern-tasks.ts';
 import { isRecording, sendRecording } from './sent-headers.ts';
 
 /** What the log knows of a message besides the message: the headers it went with, its call's round. */
@@ -153,15 +154,16 @@ export class LoggingTransport implements Transport {
   /**
    * On the modern era (2026-07-28) a result without `resultType` is taken as complete, as clients
    * should take it, where the SDK refuses it: the log keeps what the server sent, and the result still
-   * reaches the caller as it was (the SDK strips the `resultType` again).
+   * reaches the caller as it was (the SDK strips the `resultType` again). A task's CreateTaskResult
+   * reaches it held in a complete result (modern-tasks.ts).
    */
   private completeResult(message: JSONRPCMessage): JSONRPCMessage {
     if (!this.protocolVersion || this.protocolVersion < MODERN_PROTOCOL_VERSION) return message;
     if (!('result' in message) || 'method' in message) return message;
     const result = message.result as unknown;
-    if (typeof result !== 'object' || result === null || Array.isArray(result) || 'resultType' in result) {
-      return message;
-    }
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) return message;
+    // A CreateTaskResult of the tasks extension, which the SDK would refuse, passes as a complete result.
+    if ('resultType' in result) return passCreatedTask(message);
     return { ...message, result: { ...result, resultType: 'complete' } } as JSONRPCMessage;
   }
 
