@@ -215,6 +215,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         token,
         allowedHosts: allowedHostSet(allowedHosts),
         limiter,
+        userTokens,
         development,
         pingMs: options.sseKeepaliveMs,
         maxBufferedBytes: options.sseMaxBufferedBytes,

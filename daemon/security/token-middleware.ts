@@ -40,6 +40,14 @@ export function bearerToken(req: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
+/**
+ * The user token a request presents: `Authorization: Bearer`, or, where only `?token=` can be sent (the
+ * EventSource and the WebSocket), a `?token=` that is not the session token.
+ */
+export function userTokenOf(req: IncomingMessage, queryToken: string | undefined): string | undefined {
+  return bearerToken(req) ?? queryToken;
+}
+
 /** The user a request was let in for by a user token (`undefined` for the session token). */
 export const signedInUser = (res: Response): SignedInUser | undefined =>
   (res.locals as { user?: SignedInUser }).user;
@@ -75,8 +83,9 @@ export function tokenMiddleware(options: {
       return;
     }
     const allowQuery = QUERY_TOKEN_PATHS.test(req.path);
-    if (tokenMatches(expected, presentedToken(req, allowQuery))) return next();
-    const bearer = userTokens && bearerToken(req);
+    const presented = presentedToken(req, allowQuery);
+    if (tokenMatches(expected, presented)) return next();
+    const bearer = userTokens && userTokenOf(req, allowQuery ? presented : undefined);
     if (userTokens && bearer !== undefined) {
       userTokens.validate(bearer).then(
         (user) => {

@@ -85,7 +85,13 @@ export class UserTokenValidator {
       await response.body?.cancel();
       throw unavailable(`answered ${response.status}`);
     }
-    const user = parseAnswer(await readCapped(response));
+    let text: string | undefined;
+    try {
+      text = await readCapped(response);
+    } catch {
+      throw unavailable('broke off its answer');
+    }
+    const user = parseAnswer(text);
     if (!user) throw unavailable('answered 200 without a user record ({ sub, name?, email?, exp? })');
     const now = Date.now();
     const expiresAt = user.exp === undefined ? Infinity : user.exp * 1000;

@@ -12,6 +12,7 @@ import {
 } from '../fixtures/authorization-server.ts';
 import { startUserBackend, type UserBackend } from '../fixtures/user-backend.ts';
 import { freePort, startDaemon, type TestDaemon } from './helpers.ts';
+import { liveUrl, ofType, openLive, refusal } from './live-helpers.ts';
 
 let provider: AuthorizationServer;
 let backend: UserBackend;
@@ -102,6 +103,21 @@ describe('with CLOUD_BACKEND_HTTP_URL', () => {
     const found = await provider.provider.AccessToken.find(token);
     await found?.destroy();
     expect((await asUser(daemon, token)).status).toBe(401);
+  });
+
+  it('lets a signed-in page open the live channel and the log stream with its token in ?token=', async () => {
+    const token = await issueToken();
+    const live = await openLive(daemon, { token });
+    expect(await live.until((messages) => ofType(messages, 'hello')[0], 'hello')).toMatchObject({
+      type: 'hello',
+    });
+    live.close();
+    expect(await refusal(liveUrl(daemon, { token: 'not-a-token-the-provider-issued' }))).toBe(401);
+    const stream = new AbortController();
+    const logs = await fetch(`${daemon.url}/api/mcp/rpc-logs?token=${token}`, { signal: stream.signal });
+    expect(logs.status).toBe(200);
+    expect(logs.headers.get('content-type')).toContain('text/event-stream');
+    stream.abort();
   });
 
   it('never writes a user token to its log', async () => {
