@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userAuthFromEnv } from '../../daemon/cli.ts';
+import { UserTokenValidator } from '../../daemon/security/user-tokens.ts';
 import {
   type AuthorizationServer,
   PRE_REGISTERED,
@@ -125,6 +126,58 @@ describe('with CLOUD_BACKEND_HTTP_URL', () => {
     await asUser(daemon, token);
     await asUser(daemon, `${token}x`);
     expect(logged.join('\n')).not.toContain(token);
+  });
+});
+
+describe('a backend that breaks the contract', () => {
+  afterAll(() => {
+    backend.behaviour = 'contract';
+  });
+
+  it.each([
+    ['server-error', 'answered 500'],
+    ['not-a-user', 'answered 200 without a user record ({ sub, name?, email?, exp? })'],
+    ['too-large', 'answered 200 without a user record ({ sub, name?, email?, exp? })'],
+  ] as const)('%s: 503 auth_backend_unavailable (%s), nothing cached', async (behaviour, said) => {
+    backend.behaviour = behaviour;
+    const token = await issueToken();
+    const answer = await asUser(daemon, token);
+    expect(answer.status).toBe(503);
+    expect(answer.body).toEqual({
+      error: `The sign-in backend ${said}: the user token cannot be checked`,
+      code: 'auth_backend_unavailable',
+    });
+    backend.behaviour = 'contract';
+    expect((await asUser(daemon, token)).status).toBe(200);
+  });
+});
+
+describe('the cache of valid answers', () => {
+  it('holds at most maxEntries tokens and trusts an answer at most maxAgeMs', async () => {
+    const [first, second] = [await issueToken(), await issueToken()];
+    const asks = (token: string): number => backend.asked.filter((h) => h === `Bearer ${token}`).length;
+    const small = new UserTokenValidator({ backendUrl: backend.url, maxEntries: 1 });
+    await small.validate(first);
+    await small.validate(second);
+    await small.validate(second);
+    await small.validate(first);
+    expect([asks(first), asks(second)]).toEqual([2, 1]);
+
+    const brief = new UserTokenValidator({ backendUrl: backend.url, maxAgeMs: 1_000 });
+    const start = Date.now();
+    await brief.validate(second, start);
+    await brief.validate(second, start + 500);
+    expect(asks(second)).toBe(2);
+    await brief.validate(second, start + 1_500);
+    expect(asks(second)).toBe(3);
+  });
+
+  it('asks the backend once for concurrent calls with one token', async () => {
+    const token = await issueToken();
+    const validator = new UserTokenValidator({ backendUrl: backend.url });
+    const users = await Promise.all([1, 2, 3].map(() => validator.validate(token)));
+    expect(users.map((user) => user.sub)).toEqual(['alice', 'alice', 'alice']);
+    expect(backend.asked.filter((h) => h === `Bearer ${token}`)).toHaveLength(1);
   });
 });
 
