@@ -26,6 +26,7 @@ import { serverFeaturesRouter } from './routes/server-features.ts';
 import { serversRouter } from './routes/servers.ts';
 import { tasksRouter } from './routes/tasks.ts';
 import { toolsRouter } from './routes/tools.ts';
+import { userRouter } from './routes/user.ts';
 import { widgetsRouter, widgetViewRouter } from './routes/widgets.ts';
 import { AuthFailureLimiter } from './security/auth-failure-limiter.ts';
 import { allowedHostSet, hostCheckMiddleware, isLoopbackHost } from './security/host-check-middleware.ts';
@@ -33,6 +34,7 @@ import { originMiddleware } from './security/origin-middleware.ts';
 import { rateLimitMiddleware } from './security/rate-limit-middleware.ts';
 import { tokenMiddleware } from './security/token-middleware.ts';
 import { loadOrCreateToken } from './security/token-store.ts';
+import { UserTokenValidator } from './security/user-tokens.ts';
 import { checkServerConfigs } from './servers/check-config.ts';
 import { parseMcpServers } from './servers/registry-file.ts';
 import { WidgetStore } from './widgets/widget-store.ts';
@@ -136,7 +138,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // The authorization server's redirect: no token, no Origin to check; `state` binds it to a flow.
   app.use(oauthCallbackRouter(manager, oauth));
   app.use(originMiddleware({ development }));
-  app.use('/api/mcp/health', healthRouter(options.mode, Date.now()));
+  app.use('/api/mcp/health', healthRouter(options.mode, Date.now(), options.userAuth?.signIn));
 
   const limiter = new AuthFailureLimiter({ limit: options.authFailuresPerMinute, windowMs: 60_000 });
   const api = express.Router();
@@ -145,11 +147,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   api.use(under(widgetPaths, widgetViewRouter(manager, widgets)));
   // Without a token, the Origin is all that tells a known page from anything else: it must be there.
   if (token === null) api.use(originMiddleware({ development, requireOrigin: true }));
-  api.use(tokenMiddleware({ token, limiter }));
+  const userTokens = options.userAuth && new UserTokenValidator({ backendUrl: options.userAuth.backendUrl });
+  api.use(tokenMiddleware({ token, limiter, userTokens }));
   const rateLimiter =
     options.rateLimitPerMinute > 0 ? rateLimitMiddleware(options.rateLimitPerMinute) : undefined;
   if (rateLimiter) api.use(rateLimiter);
   api.use(jsonBody(options.bodyLimitBytes));
+  api.use('/user', userRouter());
   api.use('/servers', oauthServerRouter(manager, oauth));
   api.use('/servers', serversRouter(manager, executions));
   api.use(under(['/servers/', '/completions/'], serverFeaturesRouter(manager)));
@@ -211,6 +215,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         token,
         allowedHosts: allowedHostSet(allowedHosts),
         limiter,
+        userTokens,
         development,
         pingMs: options.sseKeepaliveMs,
         maxBufferedBytes: options.sseMaxBufferedBytes,

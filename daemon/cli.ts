@@ -22,6 +22,9 @@ const USAGE = `Usage: inspector-daemon [--port N] [--host H] [--config FILE] [--
   --allowed-host NAME  accept this Host header name as well as loopback names (repeatable)
   --max-message-mb N   the largest message a STDIO server may send, in MiB (default 64)
 
+A shared daemon (README "Shared daemons and user sign-in"): CLOUD_BACKEND_HTTP_URL accepts user bearer
+tokens checked by that backend; INSPECTOR_OIDC_ISSUER and INSPECTOR_OIDC_CLIENT_ID let the web page sign in.
+
 Commands (inspector-daemon COMMAND --help for each):
   tools list|call      list a server's tools, or call one (tools call NAME --args JSON)
   resources list|read  list a server's resources, or read one (resources read URI)
@@ -93,6 +96,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
     maxMessageBytes = Number(text) * 1024 * 1024;
   }
   const configFile = values.config ?? (env.INSPECTOR_CONFIG || undefined);
+  const userAuth = userAuthFromEnv(env);
   const debugOn = Boolean(env.DEBUG_MCP_SELECTION && env.DEBUG_MCP_SELECTION !== '0');
   const options = defaultOptions({
     port: Number(portText),
@@ -103,10 +107,43 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
     allowedHosts: values['allowed-host'] ?? [],
     configFile,
     ...(maxMessageBytes !== undefined && { maxMessageBytes }),
+    ...(userAuth && { userAuth }),
     debug: debugOn ? (line) => console.error(`[debug] ${line}`) : undefined,
   });
   if (!configFile) return { options, hostOrigin };
   return { options, hostOrigin, configOrigin: values.config !== undefined ? '--config' : 'INSPECTOR_CONFIG' };
+}
+
+/**
+ * CLOUD_BACKEND_HTTP_URL turns user tokens on (SPEC part 5); INSPECTOR_OIDC_ISSUER and
+ * INSPECTOR_OIDC_CLIENT_ID, both or neither, name the OpenID provider the web page signs users in with.
+ */
+export function userAuthFromEnv(env: NodeJS.ProcessEnv): DaemonOptions['userAuth'] {
+  const backendUrl = env.CLOUD_BACKEND_HTTP_URL?.trim();
+  if (!backendUrl) return undefined;
+  checkHttpUrl('CLOUD_BACKEND_HTTP_URL', backendUrl);
+  const issuer = env.INSPECTOR_OIDC_ISSUER?.trim();
+  const clientId = env.INSPECTOR_OIDC_CLIENT_ID?.trim();
+  if (!issuer !== !clientId) {
+    throw new UsageError(
+      'INSPECTOR_OIDC_ISSUER and INSPECTOR_OIDC_CLIENT_ID go together: set both or neither',
+    );
+  }
+  if (!issuer || !clientId) return { backendUrl };
+  checkHttpUrl('INSPECTOR_OIDC_ISSUER', issuer);
+  return { backendUrl, signIn: { issuer: issuer.replace(/\/+$/, ''), clientId } };
+}
+
+function checkHttpUrl(name: string, value: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // Reported below.
+  }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw new UsageError(`${name} must be an http:// or https:// URL, not "${value.slice(0, 200)}"`);
+  }
 }
 
 function parse(argv: string[]) {

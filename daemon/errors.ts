@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   upstream_failed: 502,
   authorization_required: 502,
   authorization_failed: 502,
+  auth_backend_unavailable: 503,
   tool_timeout: 504,
 } as const satisfies Record<ErrorCode, number>;
 

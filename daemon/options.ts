@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DaemonMode } from '../shared/health.ts';
+import type { SignInConfig } from '../shared/user.ts';
 import { WIDGET_TTL_MS } from '../shared/widgets.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp/transports/message-limit.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
@@ -38,6 +39,12 @@ export interface DaemonOptions {
   widgetTtlMs: number;
   /** The built web app, served in production mode when it exists. */
   staticDir: string;
+  /**
+   * SPEC part 5 for a shared daemon (CLOUD_BACKEND_HTTP_URL): user bearer tokens are accepted beside
+   * the session token and checked with the backend; `signIn` (INSPECTOR_OIDC_ISSUER and
+   * INSPECTOR_OIDC_CLIENT_ID) tells the front end where users sign in. Absent: the session token only.
+   */
+  userAuth?: { backendUrl: string; signIn?: SignInConfig };
   /** Debug lines (DEBUG_MCP_SELECTION); silent when absent. */
   debug?: (line: string) => void;
   log: (line: string) => void;

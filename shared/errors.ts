@@ -51,6 +51,9 @@ export const ERROR_CODES = [
   'rate_limited',
   // 429: too many failed token checks from this client (`Retry-After` says when to come back).
   'too_many_auth_failures',
+  // 503: a user token could not be checked: the sign-in backend (CLOUD_BACKEND_HTTP_URL) is down, slow
+  // or answered something else than a user record.
+  'auth_backend_unavailable',
   // 500: a failure of the daemon itself.
   'internal_error',
   // 502: a JSON-RPC error: the MCP server's answer, or the MCP client's own for a request to it that

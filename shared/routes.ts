@@ -25,6 +25,7 @@ import type {
   ToolsListResponse,
 } from './api.ts';
 import type { HealthResponse } from './health.ts';
+import type { UserResponse } from './user.ts';
 import type { AuthStartRequest, AuthTrace } from './oauth.ts';
 import type { PutServerRequest, Root, ServerRecord } from './servers.ts';
 import type { WidgetStoreRequest, WidgetStoreResponse } from './widgets.ts';
@@ -71,6 +72,7 @@ interface Route<Body, Answer> {
 
 export interface ApiRoutes {
   'GET /health': Route<undefined, HealthResponse>;
+  'GET /user': Route<undefined, UserResponse>;
   'GET /servers/': Route<undefined, ServersResponse>;
   'POST /servers/import': Route<ImportServersRequest, ServersResponse>;
   'GET /servers/:id': Route<undefined, ServerRecord>;
@@ -111,6 +113,7 @@ export type RouteName = keyof ApiRoutes;
 /** Every route's name, for code that walks them all (a test checks that the daemon has each one). */
 export const ROUTE_NAMES = [
   'GET /health',
+  'GET /user',
   'GET /servers/',
   'POST /servers/import',
   'GET /servers/:id',

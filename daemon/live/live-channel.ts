@@ -11,7 +11,8 @@ import type { LogBus } from '../logs/log-bus.ts';
 import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
 import { forbiddenHostMessage, hostCheck } from '../security/host-check-middleware.ts';
 import { originRefusal } from '../security/origin-middleware.ts';
-import { presentedToken, tokenMatches, tooManyFailures } from '../security/token-middleware.ts';
+import { presentedToken, tokenMatches, tooManyFailures, userTokenOf } from '../security/token-middleware.ts';
+import type { UserTokenValidator } from '../security/user-tokens.ts';
 import { corkForTick } from '../http/cork-for-tick.ts';
 import { liveEventFrame, liveFrame } from '../logs/serialise.ts';
 import { VERSION } from '../version.ts';
@@ -27,6 +28,8 @@ export interface LiveChannelOptions {
   allowedHosts: ReadonlySet<string>;
   /** Shared with the HTTP token check: failed attempts count once, whichever door they knock on. */
   limiter?: AuthFailureLimiter;
+  /** A shared daemon's user tokens (CLOUD_BACKEND_HTTP_URL), accepted in `?token=` as well. */
+  userTokens?: UserTokenValidator;
   development: boolean;
   pingMs: number;
   /** A client whose unsent data passes this is closed (code 4008); it resumes with `since`. */
@@ -83,17 +86,37 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
           `Retry-After: ${retryAfter}\r\n`,
         );
       }
-      if (!tokenMatches(options.token, presentedToken(req, true))) {
+      const presented = presentedToken(req, true);
+      if (!tokenMatches(options.token, presented)) {
+        const userToken = options.userTokens && userTokenOf(req, presented);
+        if (options.userTokens && userToken !== undefined) {
+          // A signed-in user's page (SPEC part 5): the backend says whether the token is good.
+          options.userTokens.validate(userToken).then(
+            () => accept(req, socket, head, url),
+            (error: unknown) => {
+              const known = error instanceof DaemonError;
+              if (!known || error.code === 'unauthorized') {
+                if (key !== undefined) limiter?.fail(key);
+              }
+              refuse(socket, known ? error.code : 'unauthorized', known ? error.message : 'Unauthorized');
+            },
+          );
+          return;
+        }
         if (key !== undefined) limiter?.fail(key);
         return refuse(socket, 'unauthorized', 'Unauthorized');
       }
     }
+    accept(req, socket, head, url);
+  });
+
+  function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
     wss ??= new (require('ws') as typeof Ws).WebSocketServer({
       noServer: true,
       maxPayload: 64 * 1024,
     });
     wss.handleUpgrade(req, socket, head, (ws) => serve(ws, socket, url.searchParams));
-  });
+  }
 
   function serve(ws: WebSocket, socket: Duplex, query: URLSearchParams): void {
     // The frames ws writes in one tick leave in one write of the socket.

@@ -1,9 +1,11 @@
 import { Router } from 'express';
 import type { Answer } from '../../shared/routes.ts';
 import type { DaemonMode } from '../../shared/health.ts';
+import type { SignInConfig } from '../../shared/user.ts';
 import { VERSION } from '../version.ts';
 
-export function healthRouter(mode: DaemonMode, startedAt: number): Router {
+/** `signIn` is public on purpose: the page needs it before anyone is signed in, and it holds no secret. */
+export function healthRouter(mode: DaemonMode, startedAt: number, signIn?: SignInConfig): Router {
   const router = Router();
   router.get('/', (_req, res) => {
     const body: Answer<'GET /health'> = {
@@ -12,6 +14,7 @@ export function healthRouter(mode: DaemonMode, startedAt: number): Router {
       mode,
       uptimeMs: Date.now() - startedAt,
       timestamp: new Date().toISOString(),
+      ...(signIn && { signIn }),
     };
     res.json(body);
   });

@@ -55,7 +55,10 @@ export function originMiddleware(options: { development: boolean; requireOrigin?
     res.setHeader('Vary', 'Origin');
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Inspector-Token, Last-Event-ID');
+      res.setHeader(
+        'Access-Control-Allow-Headers',
+        'Content-Type, X-Inspector-Token, Authorization, Last-Event-ID',
+      );
       res.setHeader('Access-Control-Max-Age', '600');
       res.status(204).end();
       return;

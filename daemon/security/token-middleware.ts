@@ -1,8 +1,11 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { SignedInUser } from '../../shared/user.ts';
+import { DaemonError } from '../errors.ts';
 import { sendError } from '../http/error-middleware.ts';
 import type { AuthFailureLimiter } from './auth-failure-limiter.ts';
+import type { UserTokenValidator } from './user-tokens.ts';
 
 export const TOKEN_HEADER = 'x-inspector-token';
 
@@ -31,6 +34,24 @@ export function presentedToken(req: IncomingMessage, allowQuery: boolean): strin
   return query ?? undefined;
 }
 
+/** The user token of `Authorization: Bearer …`, when there is one. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(req.headers.authorization ?? '');
+  return match?.[1];
+}
+
+/**
+ * The user token a request presents: `Authorization: Bearer`, or, where only `?token=` can be sent (the
+ * EventSource and the WebSocket), a `?token=` that is not the session token.
+ */
+export function userTokenOf(req: IncomingMessage, queryToken: string | undefined): string | undefined {
+  return bearerToken(req) ?? queryToken;
+}
+
+/** The user a request was let in for by a user token (`undefined` for the session token). */
+export const signedInUser = (res: Response): SignedInUser | undefined =>
+  (res.locals as { user?: SignedInUser }).user;
+
 /** Paths under /api/mcp that take `?token=`: the EventSource log stream. (The WebSocket checks its own.) */
 const QUERY_TOKEN_PATHS = /^\/rpc-logs\/?$/;
 
@@ -41,13 +62,18 @@ const QUERY_REFUSED =
 export const tooManyFailures = (retryAfter: number): string =>
   `Too many failed attempts to authenticate: try again in ${retryAfter} s`;
 
-/** Every API route but health needs the token; there are no exemptions for "internal" routes. */
+/**
+ * Every API route but health needs the token; there are no exemptions for "internal" routes. With
+ * `userTokens` (CLOUD_BACKEND_HTTP_URL), a user's `Authorization: Bearer` token is the other way in: the
+ * backend says whose it is. A refused user token counts as a failed attempt like a wrong session token.
+ */
 export function tokenMiddleware(options: {
   token: string | null;
   limiter?: AuthFailureLimiter;
+  userTokens?: UserTokenValidator;
 }): RequestHandler {
   const expected = options.token === null ? null : digest(options.token);
-  const limiter = options.limiter;
+  const { limiter, userTokens } = options;
   return (req: Request, res: Response, next: NextFunction) => {
     if (expected === null || req.method === 'OPTIONS') return next();
     const retryAfter = limiter?.tracking ? limiter.blockedFor(limiter.keyOf(req)) : undefined;
@@ -57,7 +83,23 @@ export function tokenMiddleware(options: {
       return;
     }
     const allowQuery = QUERY_TOKEN_PATHS.test(req.path);
-    if (tokenMatches(expected, presentedToken(req, allowQuery))) return next();
+    const presented = presentedToken(req, allowQuery);
+    if (tokenMatches(expected, presented)) return next();
+    const bearer = userTokens && userTokenOf(req, allowQuery ? presented : undefined);
+    if (userTokens && bearer !== undefined) {
+      userTokens.validate(bearer).then(
+        (user) => {
+          res.locals.user = user;
+          next();
+        },
+        (error: unknown) => {
+          if (!(error instanceof DaemonError)) return next(error);
+          if (error.code === 'unauthorized') limiter?.fail(limiter.keyOf(req));
+          sendError(res, error.code, error.message);
+        },
+      );
+      return;
+    }
     limiter?.fail(limiter.keyOf(req));
     const queryOnly = !allowQuery && req.headers[TOKEN_HEADER] === undefined && 'token' in req.query;
     sendError(res, 'unauthorized', queryOnly ? QUERY_REFUSED : 'Unauthorized');

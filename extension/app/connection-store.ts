@@ -1,5 +1,6 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed, hasInjectionContext, inject, ref, watch } from 'vue';
+import { AUTH_USER } from '../auth-user/auth-user';
 import type { HealthResponse } from '../../shared/health';
 import { DaemonClient, DaemonError } from './daemon-client';
 import type { Platform } from './platform';
@@ -44,16 +45,38 @@ export const useConnectionStore = defineStore('connection', () => {
   /** The daemon answered 401 to the stored token. */
   const refused = ref(false);
   let platform: Platform | undefined;
+  // The signed-in user (SPEC part 5), when the app provides one: a pairing with an empty token is theirs.
+  const auth = hasInjectionContext() ? inject(AUTH_USER, null) : null;
+  const byUser = computed(() => pairing.value?.token === '');
 
   const client = computed(() =>
     pairing.value
-      ? new DaemonClient(pairing.value.url, pairing.value.token, { onUnauthorized: markRefused })
+      ? new DaemonClient(pairing.value.url, pairing.value.token, {
+          onUnauthorized: markRefused,
+          bearer: () => (byUser.value ? auth?.token : undefined),
+        })
       : null,
   );
   const paired = computed(() => pairing.value !== null && !refused.value);
+  /** What the live channel presents in `?token=`: the session token, or the signed-in user's. */
+  const credential = computed(() => (byUser.value ? (auth?.token ?? '') : (pairing.value?.token ?? '')));
+
+  // Signing out (or the token expiring) ends the user's pairing: the form offers sign-in again.
+  watch(
+    () => auth?.token,
+    (token) => {
+      if (token || !byUser.value) return;
+      pairing.value = null;
+      health.value = null;
+    },
+  );
 
   function markRefused(): void {
     if (!pairing.value) return;
+    if (byUser.value) {
+      void auth?.signOut('The daemon refused your sign-in: sign in again.');
+      return;
+    }
     refused.value = true;
     health.value = null;
     problem.value = refusedProblem(pairing.value.url);
@@ -61,7 +84,10 @@ export const useConnectionStore = defineStore('connection', () => {
 
   async function load(from: Platform): Promise<void> {
     platform = from;
+    await auth?.ready;
     pairing.value = (await from.store.get<Pairing>(STORAGE_KEY)) ?? null;
+    // A signed-in user on the daemon's own page needs no token: their sign-in pairs the page.
+    if (!pairing.value && auth?.token) pairing.value = { url: from.defaultDaemonUrl, token: '' };
     loaded.value = true;
     if (pairing.value) await refreshHealth();
   }
@@ -116,6 +142,7 @@ export const useConnectionStore = defineStore('connection', () => {
   }
 
   async function unpair(): Promise<void> {
+    if (byUser.value) await auth?.signOut();
     pairing.value = null;
     health.value = null;
     refused.value = false;
@@ -131,6 +158,7 @@ export const useConnectionStore = defineStore('connection', () => {
     refused,
     client,
     paired,
+    credential,
     load,
     refreshHealth,
     pair,

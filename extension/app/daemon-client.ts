@@ -49,9 +49,14 @@ export class DaemonError extends Error {
 export interface DaemonClientOptions {
   /** Called when the daemon answers 401: it no longer accepts this token (restarted with a new one). */
   onUnauthorized?(): void;
+  /** A signed-in user's token (SPEC part 5), sent as `Authorization: Bearer` while there is one. */
+  bearer?(): string | null | undefined;
 }
 
-/** The one module that talks to the daemon: it adds the token and turns error bodies into DaemonError. */
+/**
+ * The one module that talks to the daemon: it adds the token and turns error bodies into DaemonError.
+ * An empty token is a pairing by a signed-in user: the user's bearer token stands in for it.
+ */
 export class DaemonClient {
   constructor(
     readonly baseUrl: string,
@@ -74,10 +79,7 @@ export class DaemonClient {
     try {
       response = await fetch(`${this.baseUrl.replace(/\/$/, '')}/api/mcp${path}`, {
         method,
-        headers: {
-          'X-Inspector-Token': this.token,
-          ...(body !== undefined && { 'Content-Type': 'application/json' }),
-        },
+        headers: this.headers(body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
       });
@@ -91,6 +93,15 @@ export class DaemonClient {
     if (response.status === 401) this.options.onUnauthorized?.();
     if (!response.ok) throw new DaemonError(response.status, errorBody(text, response.status));
     return text;
+  }
+
+  private headers(json: boolean): Record<string, string> {
+    const bearer = this.options.bearer?.();
+    return {
+      ...(this.token && { 'X-Inspector-Token': this.token }),
+      ...(bearer && { Authorization: `Bearer ${bearer}` }),
+      ...(json && { 'Content-Type': 'application/json' }),
+    };
   }
 
   /** Calls one API route by its name; the body and the answer are the route's own types. */

@@ -27,10 +27,11 @@ export const useLiveStore = defineStore('live', () => {
   }
 
   function start(initialReplay = 1000): void {
-    const pairing = useConnectionStore().pairing;
+    const connection = useConnectionStore();
+    const pairing = connection.pairing;
     if (!pairing) return;
     client?.stop();
-    client = new LiveClient(pairing.url, pairing.token, {
+    client = new LiveClient(pairing.url, connection.credential, {
       onMessage: dispatch,
       onState: (next) => (state.value = next),
       initialReplay,

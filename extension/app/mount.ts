@@ -2,6 +2,7 @@ import { createPinia } from 'pinia';
 import { type Component, createApp } from 'vue';
 import '../ui/theme.css';
 import '../ui/split-view.css';
+import { provideAuthUser } from '../auth-user/auth-user';
 import { PLATFORM, type Platform } from './platform';
 
 /**
@@ -25,5 +26,6 @@ export function mountApp(root: Component, platform: Platform, selector = '#app')
   const app = createApp(root);
   app.use(createPinia());
   app.provide(PLATFORM, platform);
+  provideAuthUser(app, platform);
   app.mount(selector);
 }

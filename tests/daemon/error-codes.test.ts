@@ -15,7 +15,7 @@ import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { startAuthorizationServer } from '../fixtures/authorization-server.ts';
 import { startProtectedServer } from '../fixtures/oauth-protected-server.ts';
-import { everythingStdio, fixtureStdio, ROOT, startDaemon, type TestDaemon } from './helpers.ts';
+import { everythingStdio, fixtureStdio, freePort, ROOT, startDaemon, type TestDaemon } from './helpers.ts';
 
 /** The codes some request of this file was answered with. */
 const answered = new Set<ErrorCode>();
@@ -218,6 +218,17 @@ describe('limits', () => {
     const live = await upgrade(d, `/api/mcp/ws?token=${d.token}`);
     expectFailure(live, 429, 'too_many_auth_failures');
     expect((live.headers as Record<string, string>)['retry-after']).toMatch(/^\d+$/);
+  });
+});
+
+describe('user tokens of a shared daemon', () => {
+  it('a backend that cannot be reached: 503 auth_backend_unavailable', async () => {
+    const d = await daemon({ userAuth: { backendUrl: `http://127.0.0.1:${await freePort()}` } });
+    const answer = await d.api('GET', '/api/mcp/servers/', undefined, {
+      'X-Inspector-Token': '',
+      Authorization: 'Bearer some-user-token',
+    });
+    expectFailure(answer, 503, 'auth_backend_unavailable');
   });
 });
 

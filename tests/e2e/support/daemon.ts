@@ -67,6 +67,8 @@ export async function closedDaemonUrl(): Promise<string> {
 }
 
 /** A real daemon in production mode serving the built web page from its own origin. */
-export function startDaemonWithWebPage(): Promise<TestDaemon> {
-  return startDaemon({ mode: 'production', staticDir: WEB_DIR });
+export function startDaemonWithWebPage(
+  overrides: Pick<Partial<DaemonOptions>, 'port' | 'userAuth'> = {},
+): Promise<TestDaemon> {
+  return startDaemon({ mode: 'production', staticDir: WEB_DIR, ...overrides });
 }
