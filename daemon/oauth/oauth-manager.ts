@@ -144,7 +144,17 @@ export class OAuthManager implements ConnectionOAuth {
   fetchFor(serverId: string, config: ServerConfig): typeof fetch | undefined {
     if (config.transport !== 'http' && config.transport !== 'sse') return undefined;
     if (!config.auth) return undefined;
-    return this.trace(serverId).fetch(serverUrlOf(config)) as typeof fetch;
+    const traced = this.trace(serverId).fetch(serverUrlOf(config)) as typeof fetch;
+    return async (input, init) => {
+      const response = await traced(input, init);
+      // A step-up (SEP-2350) follows: the provider must know the scope a registration has to cover.
+      if (response.status === 403) {
+        const { extractWWWAuthenticateParams } = await loadSdk();
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        if (error === 'insufficient_scope' && scope) this.providers.get(serverId)?.noteScopeChallenge(scope);
+      }
+      return response;
+    };
   }
 
   shareSecrets(serverId: string, sink: string[]): void {
@@ -215,6 +225,16 @@ export class OAuthManager implements ConnectionOAuth {
         say(
           `The server needs more scope${error.requiredScope ? ` (${error.requiredScope})` : ''} than the grant holds.`,
         ),
+        'INSUFFICIENT_SCOPE',
+      );
+    }
+    if (
+      error instanceof SdkError &&
+      error.code === SdkErrorCode.ClientHttpForbidden &&
+      error.message.includes('insufficient_scope')
+    ) {
+      return new AuthorizationFailedError(
+        'The server still answers insufficient_scope after the grant was stepped up to the scope it names: the call is refused, and signing in again would not change that.',
         'INSUFFICIENT_SCOPE',
       );
     }

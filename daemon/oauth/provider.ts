@@ -50,6 +50,8 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
   /** The authorization server and resource of the flow (as discovered): a token exchange names them. */
   private authorizationServer?: string;
   private resource?: string;
+  /** The scopes the server's latest `insufficient_scope` challenge named (step-up, SEP-2350). */
+  private challengedScopes: string[] = [];
   readonly addClientAuthentication?: AddClientAuthentication;
 
   constructor(
@@ -194,7 +196,20 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
     }
     const grant = await this.store.load(this.serverId);
     if (grant.boundTo !== this.binding) return undefined;
-    return grant.client as StoredOAuthClientInformation | undefined;
+    const client = grant.client as StoredOAuthClientInformation | undefined;
+    // A client registered for fewer scopes than the server now asks for is refused the others by the
+    // authorization server (RFC 7591 §2): the step-up registers again, for the larger scope.
+    const registered = (client as { scope?: unknown } | undefined)?.scope;
+    if (typeof registered === 'string') {
+      const allowed = registered.split(' ');
+      if (!this.challengedScopes.every((scope) => allowed.includes(scope))) return undefined;
+    }
+    return client;
+  }
+
+  /** The server answered 403 `insufficient_scope` naming these scopes: the step-up asks for them. */
+  noteScopeChallenge(scope: string): void {
+    this.challengedScopes = scope.split(' ').filter(Boolean);
   }
 
   async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
