@@ -215,6 +215,9 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
   async saveClientInformation(client: StoredOAuthClientInformation): Promise<void> {
     const secret = (client as { client_secret?: unknown }).client_secret;
     if (typeof secret === 'string') this.hooks.onSecret(secret);
+    // Registered for the challenge (or found to cover it): the callback redeems with this client, even
+    // when the authorization server allowed it fewer scopes than asked.
+    this.challengedScopes = [];
     await this.store.update(this.serverId, (grant) => ({
       ...(grant.boundTo === this.binding ? grant : {}),
       client: this.settings.clientId ? { client_id: client.client_id, issuer: client.issuer } : client,

@@ -98,6 +98,9 @@ describe('step-up authorization', () => {
       (step) => step.kind === 'challenge' && step.detail?.includes('insufficient_scope'),
     );
     expect(challenge?.http?.status).toBe(403);
+    // The client was registered for mcp:tools only: the step-up registers one for the larger scope.
+    const registration = trace.steps.findLastIndex((step) => step.kind === 'registration');
+    expect(registration).toBeGreaterThan(trace.steps.indexOf(challenge as (typeof trace.steps)[number]));
 
     await signIn(url);
     expect((await record('step')).auth?.scopes).toEqual(
