@@ -94,13 +94,13 @@ describe('step-up authorization', () => {
     const trace = (await d.api('GET', '/api/mcp/servers/step/auth/trace')).body as {
       steps: Array<{ kind: string; detail?: string; http?: { status?: number } }>;
     };
-    const challenge = trace.steps.find(
+    const challengeAt = trace.steps.findIndex(
       (step) => step.kind === 'challenge' && step.detail?.includes('insufficient_scope'),
     );
-    expect(challenge?.http?.status).toBe(403);
+    expect(trace.steps[challengeAt]?.http?.status).toBe(403);
     // The client was registered for mcp:tools only: the step-up registers one for the larger scope.
-    const registration = trace.steps.findLastIndex((step) => step.kind === 'registration');
-    expect(registration).toBeGreaterThan(trace.steps.indexOf(challenge as (typeof trace.steps)[number]));
+    const kinds = trace.steps.map((step) => step.kind);
+    expect(kinds.lastIndexOf('registration')).toBeGreaterThan(challengeAt);
 
     await signIn(url);
     expect((await record('step')).auth?.scopes).toEqual(
