@@ -8,6 +8,7 @@ import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
 
 export {
   Client,
+  LOG_LEVEL_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   SdkError,

@@ -297,9 +297,14 @@ export class ServerConnection {
     });
   }
 
-  /** Sends `logging/setLevel`; once the server accepts it, the level is kept and sent again on reconnect. */
+  /**
+   * The level of the server's log messages. At 2025-11-25 it is `logging/setLevel`: once the server
+   * accepts it, the level is kept and sent again on reconnect. The 2026-07-28 revision has no such
+   * method: the level goes in the `_meta` of every request from then on (`withLogLevel`).
+   */
   async setLoggingLevel(level: LoggingLevel): Promise<void> {
-    await this.request('logging/setLevel', { level });
+    await this.ensureConnected();
+    if (!this.isModern) await this.request('logging/setLevel', { level });
     this.loggingLevel = level;
     this.deps.onStatus?.(this.record());
   }
@@ -464,10 +469,25 @@ export class ServerConnection {
       (client) =>
         inLogicalCall(
           method,
-          () => client.request({ method, params }, sdk().ANY_RESULT, options) as Promise<Raw>,
+          () =>
+            client.request(
+              { method, params: this.withLogLevel(params) },
+              sdk().ANY_RESULT,
+              options,
+            ) as Promise<Raw>,
         ),
       options,
     );
+  }
+
+  /** On a modern connection with a log level chosen: the request's params with it in `_meta`, unless the caller set one. */
+  private withLogLevel(params: JsonObject): JsonObject {
+    if (!this.loggingLevel || !this.isModern) return params;
+    const key = sdk().LOG_LEVEL_META_KEY;
+    const given = params._meta;
+    const meta = typeof given === 'object' && given !== null && !Array.isArray(given) ? given : {};
+    if (key in meta) return params;
+    return { ...params, _meta: { ...meta, [key]: this.loggingLevel } };
   }
 
   private async withClient<T>(call: (client: Client) => Promise<T>, options?: RequestOptions): Promise<T> {
@@ -617,7 +637,11 @@ export class ServerConnection {
       ...(handshake && { handshake }),
       clientCapabilities: CLIENT_CAPABILITIES,
     };
-    if (this.loggingLevel && client.getServerCapabilities()?.logging) {
+    if (
+      this.loggingLevel &&
+      client.getServerCapabilities()?.logging &&
+      client.getProtocolEra() !== 'modern'
+    ) {
       // The level chosen before a reconnect holds after it; a refusal leaves the server's default.
       await client
         .request({ method: 'logging/setLevel', params: { level: this.loggingLevel } }, sdk().ANY_RESULT)

@@ -126,6 +126,28 @@ describe('MCP eras', () => {
     expect(record.body.era).toBeUndefined();
   });
 
+  it('sets the log level of a modern server in every request, which has no logging/setLevel', async () => {
+    await connect('level-modern', modern('modern', 'modern'));
+    const set = await d.api('POST', '/api/mcp/servers/level-modern/logging-level', { level: 'debug' });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.loggingLevel).toBe('debug');
+    expect(sentMethods('level-modern')).not.toContain('logging/setLevel');
+    const echo = await d.api('POST', '/api/mcp/tools/execute', {
+      serverId: 'level-modern',
+      toolName: 'echo',
+      parameters: { message: 'quiet?' },
+    });
+    expect(echo.status).toBe(200);
+    const call = d.daemon.bus
+      .last(10_000)
+      .filter((e): e is RpcMessageEntry => e.serverId === 'level-modern' && e.direction === 'send')
+      .map((e) => e.message as { method?: string; params?: { _meta?: Record<string, unknown> } })
+      .filter((m) => m.method === 'tools/call')
+      .at(-1);
+    expect(call?.params?._meta?.['io.modelcontextprotocol/logLevel']).toBe('debug');
+    // The legacy era keeps logging/setLevel: tests/daemon/server-features.test.ts.
+  });
+
   it('refuses an era that is not auto, legacy or modern', async () => {
     const put = await d.api('PUT', '/api/mcp/servers/bad-era', {
       config: { ...everythingStdio(), era: 'ancient' },
