@@ -186,6 +186,8 @@ export interface CompleteResponse {
 /** `POST /api/mcp/servers/:id/ping`: the server answered `ping` after this many milliseconds. */
 export interface PingResponse {
   roundTripMs: number;
+  /** What was sent: `ping`, or on a 2026-07-28 server, which has none, `server/discover`. */
+  method: 'ping' | 'server/discover';
 }
 
 export type LoggingLevel = (typeof LOGGING_LEVELS)[number];

@@ -21,10 +21,13 @@ export function serverFeaturesRouter(manager: ClientManager): Router {
     const connection = manager.get(req.params.id);
     // Connecting is not part of the round trip.
     await connection.ensureConnected();
+    // The 2026-07-28 revision has no ping: its cheapest request, server/discover, stands in.
+    const method = connection.isModern ? 'server/discover' : 'ping';
     const started = performance.now();
-    await connection.request('ping', {});
+    await connection.request(method, {});
     const body: Answer<'POST /servers/:id/ping'> = {
       roundTripMs: Math.round((performance.now() - started) * 100) / 100,
+      method,
     };
     res.json(body);
   });

@@ -148,6 +148,15 @@ describe('MCP eras', () => {
     // The legacy era keeps logging/setLevel: tests/daemon/server-features.test.ts.
   });
 
+  it('pings a modern server, which has no ping, with server/discover', async () => {
+    await connect('ping-modern', modern('modern', 'modern'));
+    const ping = await d.api('POST', '/api/mcp/servers/ping-modern/ping');
+    expect(ping.status, JSON.stringify(ping.body)).toBe(200);
+    expect(ping.body).toEqual({ roundTripMs: expect.any(Number), method: 'server/discover' });
+    expect(sentMethods('ping-modern')).not.toContain('ping');
+    expect(sentMethods('ping-modern').filter((m) => m === 'server/discover')).toHaveLength(2);
+  });
+
   it('refuses an era that is not auto, legacy or modern', async () => {
     const put = await d.api('PUT', '/api/mcp/servers/bad-era', {
       config: { ...everythingStdio(), era: 'ancient' },

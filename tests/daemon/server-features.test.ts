@@ -43,7 +43,8 @@ describe('ping', () => {
     const before = sent('ping').length;
     const response = await d.api('POST', '/api/mcp/servers/everything/ping');
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body)).toEqual(['roundTripMs']);
+    expect(Object.keys(response.body)).toEqual(['roundTripMs', 'method']);
+    expect(response.body.method).toBe('ping');
     expect(response.body.roundTripMs).toBeGreaterThanOrEqual(0);
     expect(sent('ping').length).toBe(before + 1);
   });
