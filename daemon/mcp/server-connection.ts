@@ -373,6 +373,11 @@ export class ServerConnection {
     return this.initResult?.era === 'modern';
   }
 
+  /** The cheapest request that proves the server answers: the 2026-07-28 revision has no ping, so `server/discover`. */
+  get pingMethod(): 'ping' | 'server/discover' {
+    return this.isModern ? 'server/discover' : 'ping';
+  }
+
   /**
    * The server's `tasks` capability (MCP 2025-11-25), or at the modern era its settings of the tasks
    * extension, once connected.
@@ -748,13 +753,15 @@ export class ServerConnection {
 
   private async probe(client: Client, detail: string): Promise<void> {
     try {
-      await client.request({ method: 'ping' }, sdk().ANY_RESULT, { timeout: PROBE_TIMEOUT_MS });
+      await client.request({ method: this.pingMethod }, sdk().ANY_RESULT, {
+        timeout: PROBE_TIMEOUT_MS,
+      });
     } catch (error) {
-      // A ping refused for want of a grant shows the server there; the call that needs it says so.
+      // A probe refused for want of a grant shows the server there; the call that needs it says so.
       if (this.client !== client || !unreachable(error) || this.deps.oauth?.explain(this.id, error)) return;
       await this.connectionLost(
         client,
-        `${detail}; a ping then failed: ${redact(sdk().failureText(error), this.secrets)}`,
+        `${detail}; a ${this.pingMethod} then failed: ${redact(sdk().failureText(error), this.secrets)}`,
       );
     }
   }

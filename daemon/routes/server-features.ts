@@ -21,8 +21,7 @@ export function serverFeaturesRouter(manager: ClientManager): Router {
     const connection = manager.get(req.params.id);
     // Connecting is not part of the round trip.
     await connection.ensureConnected();
-    // The 2026-07-28 revision has no ping: its cheapest request, server/discover, stands in.
-    const method = connection.isModern ? 'server/discover' : 'ping';
+    const method = connection.pingMethod;
     const started = performance.now();
     await connection.request(method, {});
     const body: Answer<'POST /servers/:id/ping'> = {

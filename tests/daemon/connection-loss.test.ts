@@ -10,6 +10,7 @@ import {
   TSX_LOADER,
   type TestDaemon,
 } from './helpers.ts';
+import { startModernHttp } from './modern-http.ts';
 
 interface RemoteServer {
   child: ChildProcess;
@@ -101,5 +102,28 @@ describe.each([
     expect(next.status).toBe(200);
     expect(next.body.result.content[0].text).toBe('waited 0 ms');
     expect((await d.api('GET', '/api/mcp/servers/remote')).body.status).toBe('connected');
+  });
+});
+
+describe('a 2026-07-28 server over Streamable HTTP that dies during a call', () => {
+  it('is found lost by a server/discover probe (the modern era has no ping), failing the call with 502', async () => {
+    const server = await startModernHttp();
+    onTestFinished(() => server.stop());
+    const d = await startDaemon({ toolTimeoutMs: 120_000 });
+    onTestFinished(() => d.close());
+    const config = { transport: 'http', url: server.url, era: 'modern' };
+    expect((await d.api('PUT', '/api/mcp/servers/remote', { config })).status).toBe(201);
+    expect((await d.api('POST', '/api/mcp/servers/remote/connect')).body.era).toBe('modern');
+
+    const call = wait(d, 10 * 60_000, true);
+    await vi.waitFor(() => expect(progressArrived(d)).toBe(true), { interval: 20 });
+    await killed(server.child);
+
+    const failed = await call;
+    expect(failed.status).toBe(502);
+    expect(failed.body.mcpError).toMatchObject({ code: 'CONNECTION_LOST' });
+    const record = (await d.api('GET', '/api/mcp/servers/remote')).body;
+    expect(record.status).toBe('error');
+    expect(record.lastError).toMatch(/a server\/discover then failed/);
   });
 });
