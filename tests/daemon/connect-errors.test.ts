@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ServerConfig } from '../../shared/servers.ts';
-import { fixtureStdio, freePort, isAlive, startDaemon, type TestDaemon } from './helpers.ts';
+import {
+  fixtureStdio,
+  freePort,
+  isAlive,
+  registerAndConnect,
+  startDaemon,
+  type TestDaemon,
+} from './helpers.ts';
 
 const SECRET = 'sekret123';
 
@@ -63,8 +70,7 @@ let serial = 0;
  */
 async function failedConnect(config: ServerConfig): Promise<{ message: string; mcpError: any }> {
   const id = `failing-${++serial}`;
-  expect((await d.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
-  const connected = await d.api('POST', `/api/mcp/servers/${id}/connect`);
+  const connected = await registerAndConnect(d, id, config);
   expect(connected.status).toBe(502);
   const { error, mcpError } = connected.body;
   expect(mcpError.message).toBe(error);

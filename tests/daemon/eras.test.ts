@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RpcMessageEntry } from '../../shared/logs.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
-import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
-
-const modern = (mode: 'both' | 'modern', era?: ServerConfig['era']): ServerConfig => ({
-  ...fixtureStdio('modern-server.ts'),
-  args: [...(fixtureStdio('modern-server.ts').args ?? []), mode],
-  ...(era && { era }),
-});
+import {
+  everythingStdio,
+  fixtureStdio,
+  modernStdio,
+  registerAndConnect,
+  startDaemon,
+  type TestDaemon,
+} from './helpers.ts';
 
 const textOf = (result: { content?: Array<{ text?: string }> }): string =>
   (result.content ?? []).map((c) => c.text ?? '').join('\n');
@@ -19,10 +20,7 @@ describe('MCP eras', () => {
   });
   afterAll(() => d?.close());
 
-  const connect = async (id: string, config: ServerConfig) => {
-    expect((await d.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
-    return d.api('POST', `/api/mcp/servers/${id}/connect`);
-  };
+  const connect = (id: string, config: ServerConfig) => registerAndConnect(d, id, config);
 
   /** The methods the daemon sent to a server, in order. */
   const sentMethods = (serverId: string): string[] =>
@@ -32,7 +30,7 @@ describe('MCP eras', () => {
       .map((e) => (e.message as { method?: string }).method ?? '(answer)');
 
   it('speaks 2026-07-28 with a modern server by default (era auto): server/discover, no initialize', async () => {
-    const connected = await connect('auto-modern', modern('both'));
+    const connected = await connect('auto-modern', modernStdio('both'));
     expect(connected.status).toBe(200);
     expect(connected.body).toMatchObject({
       status: 'connected',
@@ -54,7 +52,7 @@ describe('MCP eras', () => {
   });
 
   it('answers a modern input_required round through the usual 202 elicitation flow', async () => {
-    await connect('ask-modern', modern('modern', 'modern'));
+    await connect('ask-modern', modernStdio('modern', { era: 'modern' }));
     const asked = await d.api('POST', '/api/mcp/tools/execute', {
       serverId: 'ask-modern',
       toolName: 'ask',
@@ -71,7 +69,7 @@ describe('MCP eras', () => {
   });
 
   it('initializes at 2025-11-25 with era legacy, even with a server that knows both', async () => {
-    const connected = await connect('legacy-both', modern('both', 'legacy'));
+    const connected = await connect('legacy-both', modernStdio('both', { era: 'legacy' }));
     expect(connected.status).toBe(200);
     expect(connected.body).toMatchObject({ era: 'legacy', protocolVersion: '2025-11-25' });
     expect(connected.body.config.era).toBe('legacy');
@@ -118,7 +116,7 @@ describe('MCP eras', () => {
     });
     expect(pinned.body.error).toMatch(/era is set to "modern"/);
 
-    const refused = await connect('legacy-modern-only', modern('modern', 'legacy'));
+    const refused = await connect('legacy-modern-only', modernStdio('modern', { era: 'legacy' }));
     expect(refused.status).toBe(502);
     expect(refused.body.code).toBe('upstream_failed');
     const record = await d.api('GET', '/api/mcp/servers/legacy-modern-only');
@@ -127,7 +125,7 @@ describe('MCP eras', () => {
   });
 
   it('sets the log level of a modern server in every request, which has no logging/setLevel', async () => {
-    await connect('level-modern', modern('modern', 'modern'));
+    await connect('level-modern', modernStdio('modern', { era: 'modern' }));
     const set = await d.api('POST', '/api/mcp/servers/level-modern/logging-level', { level: 'debug' });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body.loggingLevel).toBe('debug');
@@ -149,7 +147,7 @@ describe('MCP eras', () => {
   });
 
   it('pings a modern server, which has no ping, with server/discover', async () => {
-    await connect('ping-modern', modern('modern', 'modern'));
+    await connect('ping-modern', modernStdio('modern', { era: 'modern' }));
     const ping = await d.api('POST', '/api/mcp/servers/ping-modern/ping');
     expect(ping.status, JSON.stringify(ping.body)).toBe(200);
     expect(ping.body).toEqual({ roundTripMs: expect.any(Number), method: 'server/discover' });

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDaemon, type Daemon } from '../../daemon/app.ts';
 import { type DaemonOptions, defaultOptions } from '../../daemon/options.ts';
-import type { StdioServerConfig } from '../../shared/servers.ts';
+import { expect } from 'vitest';
+import type { ServerConfig, StdioServerConfig } from '../../shared/servers.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -32,6 +33,29 @@ export const fixtureStdio = (file: string, env?: Record<string, string>): StdioS
   cwd: ROOT,
   ...(env && { env }),
 });
+
+/**
+ * tests/fixtures/modern-server.ts over STDIO: a server of `both` eras, or of the 2026-07-28 one only,
+ * with the server's `era` setting and the fixture's environment when given.
+ */
+export const modernStdio = (
+  mode: 'both' | 'modern' = 'both',
+  { era, env }: { era?: ServerConfig['era']; env?: Record<string, string> } = {},
+): StdioServerConfig => {
+  const config = fixtureStdio('modern-server.ts', env);
+  return { ...config, args: [...(config.args ?? []), mode], ...(era && { era }) };
+};
+
+/** Registers `config` as server `id` (which must be new) and connects it: the connect answer, whatever it is. */
+export async function registerAndConnect(
+  d: TestDaemon,
+  id: string,
+  config: ServerConfig,
+): Promise<ApiResponse<any>> {
+  const put = await d.api('PUT', `/api/mcp/servers/${id}`, { config });
+  expect(put.status, JSON.stringify(put.body)).toBe(201);
+  return d.api('POST', `/api/mcp/servers/${id}/connect`);
+}
 
 export interface TestDaemon {
   daemon: Daemon;

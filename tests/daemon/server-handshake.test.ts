@@ -2,16 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDSHAKE_MAX_BYTES, type ServerConfig } from '../../shared/servers.ts';
 import {
   everythingStdio,
-  fixtureStdio,
+  modernStdio,
+  registerAndConnect,
   startDaemon,
   startEverythingHttp,
   type TestDaemon,
 } from './helpers.ts';
-
-const modern = (era?: ServerConfig['era'], env?: Record<string, string>): ServerConfig => {
-  const config = fixtureStdio('modern-server.ts', env);
-  return { ...config, args: [...(config.args ?? []), 'both'], ...(era && { era }) };
-};
 
 describe('the handshake result in the server record', () => {
   let d: TestDaemon;
@@ -21,14 +17,13 @@ describe('the handshake result in the server record', () => {
   afterAll(() => d?.close());
 
   const connect = async (id: string, config: ServerConfig) => {
-    expect((await d.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
-    const connected = await d.api('POST', `/api/mcp/servers/${id}/connect`);
+    const connected = await registerAndConnect(d, id, config);
     expect(connected.status).toBe(200);
     return connected.body;
   };
 
   it('keeps the server/discover result of a modern connection as the server sent it', async () => {
-    const record = await connect('modern', modern());
+    const record = await connect('modern', modernStdio());
     expect(record.era).toBe('modern');
     expect(record.handshake).toMatchObject({
       method: 'server/discover',
@@ -48,7 +43,7 @@ describe('the handshake result in the server record', () => {
   });
 
   it('keeps the initialize result of a legacy connection, and what the daemon declared as client', async () => {
-    const record = await connect('legacy', modern('legacy'));
+    const record = await connect('legacy', modernStdio('both', { era: 'legacy' }));
     expect(record.era).toBe('legacy');
     expect(record.handshake).toMatchObject({
       method: 'initialize',
@@ -81,7 +76,10 @@ describe('the handshake result in the server record', () => {
 
   it('masks a secret of the config that the server echoes, in the result and in the instructions', async () => {
     const secret = 'sk-handshake-secret-1234';
-    const record = await connect('echoing', modern('legacy', { FIXTURE_INSTRUCTIONS: secret }));
+    const record = await connect(
+      'echoing',
+      modernStdio('both', { era: 'legacy', env: { FIXTURE_INSTRUCTIONS: secret } }),
+    );
     expect(JSON.stringify(record)).not.toContain(secret);
     expect(record.handshake.result.instructions).toBe('********');
     expect(record.instructions).toBe('********');
@@ -89,7 +87,10 @@ describe('the handshake result in the server record', () => {
 
   it('keeps only the size of a result larger than the limit', async () => {
     const bytes = String(HANDSHAKE_MAX_BYTES + 1000);
-    const record = await connect('large', modern(undefined, { FIXTURE_INSTRUCTIONS_BYTES: bytes }));
+    const record = await connect(
+      'large',
+      modernStdio('both', { env: { FIXTURE_INSTRUCTIONS_BYTES: bytes } }),
+    );
     expect(record.handshake.method).toBe('server/discover');
     expect(record.handshake.bytes).toBeGreaterThan(HANDSHAKE_MAX_BYTES);
     expect(record.handshake.result).toBeUndefined();
