@@ -12,7 +12,7 @@ const MODERN_FIXTURE = [...TSX_LOADER, join(FIXTURES, 'modern-server.ts'), 'both
 
 // The Server view of a modern and a legacy connection to the same server: the era, the raw handshake
 // result opened from its collapsed block, and the client capabilities with sampling marked deprecated
-// on the modern one only.
+// on the modern one only; Ping, which is a server/discover on the modern one.
 describe('the Server view of each era', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon | undefined;
@@ -49,6 +49,10 @@ describe('the Server view of each era', USER_FLOW, () => {
       el.textContent?.trim(),
     );
     expect(mark).toBe('deprecated in 2026-07-28');
+    // 2026-07-28 has no ping: the button times a server/discover and says so.
+    expect(await panel.serverInfo.ping()).toMatch(
+      /^answered in [\d.]+ ms \(server\/discover: 2026-07-28 has no ping\)$/,
+    );
     await saveScreenshot(panel.page, 'server-view-modern');
   });
 
@@ -58,6 +62,7 @@ describe('the Server view of each era', USER_FLOW, () => {
     expect(await panel.serverInfo.era()).toBe('legacy (initialize) · setting: legacy');
     await panel.page.waitForSelector(byTestId('client-capability-sampling'));
     expect(await panel.page.$(byTestId('client-capability-sampling-deprecated'))).toBeNull();
+    expect(await panel.serverInfo.ping()).toMatch(/^answered in [\d.]+ ms$/);
     await saveScreenshot(panel.page, 'server-view-legacy', { theme: 'dark' });
   });
 });
