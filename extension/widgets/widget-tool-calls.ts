@@ -6,8 +6,8 @@ import { newRun, ToolRunner } from '../tools/tool-run';
 /**
  * Tool calls a widget makes (Apps-SDK `callTool`, MCP Apps `tools/call`): run on the widget's server
  * through the daemon (`POST /tools/execute`). When the server asks for input on the way (202), the
- * question waits in `elicitation` for the component's `ElicitationDialog`, whose answer goes to
- * `respond`; the call then goes on. If the component goes away first, the daemon is told `cancel`.
+ * question (an elicitation or a sampling request) waits in `elicitation` for the component's
+ * `ElicitationDialog`, whose answer goes to `respond`; the call then goes on. If the component goes away first, the daemon is told `cancel`.
  */
 export function useWidgetToolCalls(serverId: () => string) {
   const servers = useServersStore();
@@ -43,8 +43,11 @@ export function useWidgetToolCalls(serverId: () => string) {
     if (answer) respond({ action: 'cancel' });
   });
 
+  const server = computed(() => servers.servers.find((s) => s.id === serverId()));
   /** The name of the widget's server, for the dialog. */
-  const serverName = computed(() => servers.servers.find((s) => s.id === serverId())?.name ?? serverId());
+  const serverName = computed(() => server.value?.name ?? serverId());
+  /** The era of its connection: the dialog marks sampling deprecated on a modern one. */
+  const serverEra = computed(() => server.value?.era);
 
-  return { callTool, elicitation, respond, serverName };
+  return { callTool, elicitation, respond, serverName, serverEra };
 }
