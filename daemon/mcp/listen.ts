@@ -2,11 +2,13 @@
  * Resource subscriptions of one server connection, in either era. A legacy (2025-11-25) server is asked
  * with `resources/subscribe` and `resources/unsubscribe` and remembers the subscriptions itself. A modern
  * (2026-07-28) server has no such methods: the client opens a `subscriptions/listen` stream naming every
- * URI it wants updates of, and asks again whenever that set changes. Here the daemon keeps one such
- * stream per modern connection, re-opened when a URI comes or goes and ended with the last one or with
- * the connection. Its notifications (`notifications/resources/updated`, and the list_changed ones it
- * also asks for) arrive like the unsolicited ones of a legacy server, so they reach the log, the live
- * channel and the panel the same way.
+ * URI it wants updates of, and asks again whenever that set changes; list changes, too, come only on
+ * such a stream. Here the daemon keeps one such stream per modern connection, re-opened when a URI
+ * comes or goes and ended with the connection. While no URI is subscribed it stands open for the list
+ * changes alone when the server announces any (`listChanged` in its capabilities), and is ended
+ * otherwise. Its notifications (`notifications/resources/updated`, the list_changed ones) arrive like
+ * the unsolicited ones of a legacy server, so they reach the log, the live channel and the panel the
+ * same way.
  */
 import type { Client, McpSubscription, SubscriptionFilter } from '@modelcontextprotocol/client';
 import type { JsonObject } from '../../shared/api.ts';
@@ -59,6 +61,8 @@ export class ResourceSubscriptions {
   private generation = 0;
   /** Streams the server ended that were opened again since the last change asked for by a person. */
   private reopens = 0;
+  /** Whether a stream stands open with no URI subscribed: the server announces list changes. */
+  private standing = false;
 
   constructor(
     private readonly serverId: string,
@@ -86,11 +90,26 @@ export class ResourceSubscriptions {
   }
 
   /**
+   * A modern connection is up: when its server announces list changes (`listChanged` of tools, prompts
+   * or resources), a stream is opened for them at once, and stands open with no URI subscribed. Not
+   * awaited by the connection; a failure is only worth a debug line, since the calls work without it.
+   */
+  listenForListChanges(capabilities: JsonObject | undefined): void {
+    this.standing = announcesListChanges(capabilities);
+    if (!this.standing) return;
+    this.change(() => (this.stream && this.host.isCurrent(this.stream.client) ? undefined : [])).catch(
+      (error: unknown) =>
+        this.host.debug?.(`${this.serverId}: no listen stream for list changes: ${String(error)}`),
+    );
+  }
+
+  /**
    * Ends the stream and forgets its URIs, at once and outside the queue: the connection is closing, and
    * a change still waiting for the server's acknowledgement fails when it does.
    */
   async end(): Promise<void> {
     this.generation += 1;
+    this.standing = false;
     this.uris = [];
     const stream = this.stream;
     this.stream = undefined;
@@ -115,11 +134,12 @@ export class ResourceSubscriptions {
 
   /**
    * Puts a stream for `uris` in place of the open one: the new one is acknowledged before the old one
-   * closes, so no update falls between them. When the new one cannot be opened the old one stays.
+   * closes, so no update falls between them. When the new one cannot be opened the old one stays. With
+   * no URI the stream stands for the list changes alone, or is ended when the server has none.
    */
   private async replace(uris: readonly string[]): Promise<void> {
     const old = this.stream;
-    if (!uris.length) {
+    if (!uris.length && !this.standing) {
       this.stream = undefined;
       this.uris = [];
       await old?.subscription.close();
@@ -130,7 +150,7 @@ export class ResourceSubscriptions {
       client,
       uris,
       subscription: await client
-        .listen({ ...LIST_CHANGES, resourceSubscriptions: [...uris] })
+        .listen({ ...LIST_CHANGES, ...(uris.length > 0 && { resourceSubscriptions: [...uris] }) })
         .catch((error: unknown) => {
           throw endedEarly(error) ?? error;
         }),
@@ -152,7 +172,8 @@ export class ResourceSubscriptions {
     this.stream = stream;
     this.uris = uris;
     void stream.subscription.closed.then((cause) => this.ended(stream, cause));
-    await old?.subscription.close();
+    // The old stream may be one of a connection that is gone: nothing to tell its server then.
+    await old?.subscription.close().catch(() => {});
   }
 
   /**
@@ -180,6 +201,13 @@ export class ResourceSubscriptions {
       if (!this.stream) this.uris = [];
     });
   }
+}
+
+/** Whether server capabilities announce a list change of tools, prompts or resources. */
+function announcesListChanges(capabilities: JsonObject | undefined): boolean {
+  return ['tools', 'prompts', 'resources'].some(
+    (kind) => (capabilities?.[kind] as { listChanged?: unknown } | null | undefined)?.listChanged === true,
+  );
 }
 
 /** The URIs a stream asked for that the server's acknowledgement leaves out. */

@@ -656,6 +656,10 @@ export class ServerConnection {
     }
     this.setStatus('connected');
     this.deps.debug?.(`${this.id}: connected (${this.config.transport})`);
+    // At 2026-07-28 list changes come only on a listen stream: one stands open for them (listen.ts).
+    if (client.getProtocolEra() === 'modern') {
+      this.resourceSubscriptions.listenForListChanges(this.initResult.capabilities);
+    }
     return client;
   }
 

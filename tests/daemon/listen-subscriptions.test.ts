@@ -18,7 +18,8 @@ import {
 import { type LiveConnection, openLive, rpcMessages } from './live-helpers.ts';
 
 // Resource subscriptions on a 2026-07-28 server: the daemon keeps one `subscriptions/listen` stream for
-// the subscribed URIs, and its updates reach the live channel as a legacy server's do.
+// the subscribed URIs and the list changes, and its updates reach the live channel as a legacy server's
+// do. With no URI subscribed the stream stands open for the list changes the server announces.
 
 const COUNTER = 'fixture://counter';
 const OTHER = 'fixture://other';
@@ -55,11 +56,12 @@ async function setUp(
   const d = await startDaemon();
   onTestFinished(() => d.close());
   const config = await modernServer(transport, env);
+  // Listening before the connection: the stream opened as it connects is in the log.
+  const live = await openLive(d);
+  onTestFinished(() => live.close());
   expect((await d.api('PUT', `/api/mcp/servers/${SERVER}`, { config })).status).toBe(201);
   const connected = await d.api('POST', `/api/mcp/servers/${SERVER}/connect`);
   expect(connected.body).toMatchObject({ status: 'connected', era: 'modern' });
-  const live = await openLive(d);
-  onTestFinished(() => live.close());
   return { d, live };
 }
 
@@ -81,7 +83,7 @@ const touch = (d: TestDaemon, uri: string) => call(d, 'touch', { uri });
 const sent = (messages: LiveMessage[], method: string): RpcMessageEntry[] =>
   rpcMessages(messages).filter((e) => e.direction === 'send' && e.message.method === method);
 
-/** The listen requests' ids and the URIs each asked for. */
+/** The listen requests' ids and the URIs each asked for (none: the list changes alone). */
 const listens = (messages: LiveMessage[]) =>
   sent(messages, LISTEN).map((e) => ({
     id: e.message.id,
@@ -119,6 +121,10 @@ async function caughtUp(d: TestDaemon, live: LiveConnection): Promise<void> {
   );
 }
 
+/** Waits until the daemon has sent `count` listen requests; answers them. */
+const listening = (live: LiveConnection, count: number) =>
+  live.until((m) => listens(m).length >= count && listens(m), `${count} listen requests`);
+
 /** Waits for the next update of the URI after the first `after` messages; answers its place. */
 const nextUpdate = (live: LiveConnection, uri: string, after: number) =>
   live.until((m) => forwarded(m, uri).find((index) => index >= after), `an update of ${uri}`);
@@ -128,17 +134,23 @@ describe.each<Transport>(['stdio', 'http'])(
   (transport) => {
     it('sends the updates of the subscribed URIs through one listen stream, and none after unsubscribe', async () => {
       const { d, live } = await setUp(transport);
+      // Connected, a stream stands open for the list changes alone.
+      const [standing] = await listening(live, 1);
+      expect(standing).toEqual({ id: expect.any(String), uris: undefined });
 
       const subscribed = await subscribe(d, COUNTER);
       expect(subscribed.status).toBe(200);
       expect(subscribed.body).toEqual({ subscribed: true, serverId: SERVER, uri: COUNTER });
       await caughtUp(d, live);
-      expect(listens(live.messages)).toEqual([{ id: expect.any(String), uris: [COUNTER] }]);
-      // The listen request asks for the list changes too; resources/subscribe is not for this era.
-      expect(sent(live.messages, LISTEN)[0]?.message.params).toMatchObject({
-        notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
-      });
+      expect(listens(live.messages)).toEqual([standing, { id: expect.any(String), uris: [COUNTER] }]);
+      // The listen requests ask for the list changes too; resources/subscribe is not for this era.
+      for (const listen of sent(live.messages, LISTEN)) {
+        expect(listen.message.params).toMatchObject({
+          notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+        });
+      }
       expect(sent(live.messages, 'resources/subscribe')).toEqual([]);
+      expect(cancelledIds(live.messages)).toEqual([standing?.id]);
 
       expect(await touch(d, COUNTER)).toBe(`touched ${COUNTER}: count 1`);
       const first = await nextUpdate(live, COUNTER, 0);
@@ -154,13 +166,13 @@ describe.each<Transport>(['stdio', 'http'])(
       // A second URI: a stream for both takes the place of the first, which is cancelled.
       expect((await subscribe(d, OTHER)).status).toBe(200);
       await caughtUp(d, live);
-      const [one, two] = listens(live.messages);
+      const [, one, two] = listens(live.messages);
       expect(two).toEqual({ id: expect.any(String), uris: [COUNTER, OTHER] });
-      expect(cancelledIds(live.messages)).toEqual([one?.id]);
+      expect(cancelledIds(live.messages)).toEqual([standing?.id, one?.id]);
       // Subscribing again to a URI the stream covers changes nothing.
       expect((await subscribe(d, OTHER)).status).toBe(200);
       await caughtUp(d, live);
-      expect(listens(live.messages)).toHaveLength(2);
+      expect(listens(live.messages)).toHaveLength(3);
 
       let mark = live.messages.length;
       await touch(d, OTHER);
@@ -182,8 +194,8 @@ describe.each<Transport>(['stdio', 'http'])(
       expect(unsubscribed.status).toBe(200);
       expect(unsubscribed.body).toEqual({ subscribed: false, serverId: SERVER, uri: COUNTER });
       await caughtUp(d, live);
-      expect(listens(live.messages)[2]).toEqual({ id: expect.any(String), uris: [OTHER] });
-      expect(cancelledIds(live.messages)).toEqual([one?.id, two?.id]);
+      expect(listens(live.messages)[3]).toEqual({ id: expect.any(String), uris: [OTHER] });
+      expect(cancelledIds(live.messages)).toEqual([standing?.id, one?.id, two?.id]);
       mark = live.messages.length;
       await touch(d, COUNTER);
       await touch(d, OTHER);
@@ -191,16 +203,18 @@ describe.each<Transport>(['stdio', 'http'])(
       await nextUpdate(live, OTHER, mark);
       expect(forwarded(live.messages, COUNTER).filter((index) => index >= mark)).toEqual([]);
 
-      // The last URI given up ends the stream: every listen request the daemon sent is cancelled.
+      // With the last URI given up the stream stands for the list changes alone; the others are cancelled.
       expect((await unsubscribe(d, OTHER)).status).toBe(200);
       await caughtUp(d, live);
-      expect(listens(live.messages)).toHaveLength(3);
-      expect(cancelledIds(live.messages)).toEqual(listens(live.messages).map((l) => l.id));
+      const all = listens(live.messages);
+      expect(all).toHaveLength(5);
+      expect(all[4]).toEqual({ id: expect.any(String), uris: undefined });
+      expect(cancelledIds(live.messages)).toEqual(all.slice(0, 4).map((l) => l.id));
       // Giving up a URI that is not subscribed is no error, and opens nothing.
       expect((await unsubscribe(d, OTHER)).status).toBe(200);
       await caughtUp(d, live);
-      expect(listens(live.messages)).toHaveLength(3);
-      if (transport === 'http') expect(await call(d, 'listeners')).toBe('0');
+      expect(listens(live.messages)).toHaveLength(5);
+      if (transport === 'http') expect(await call(d, 'listeners')).toBe('1');
     });
 
     it('ends the listen stream when the server is disconnected, and forgets its URIs', async () => {
@@ -208,26 +222,34 @@ describe.each<Transport>(['stdio', 'http'])(
       expect((await subscribe(d, COUNTER)).status).toBe(200);
       if (transport === 'http') expect(await call(d, 'listeners')).toBe('1');
       await caughtUp(d, live);
-      const [listen] = listens(live.messages);
+      const [standing, listen] = listens(live.messages);
+      expect(listen?.uris).toEqual([COUNTER]);
 
       expect((await d.api('POST', `/api/mcp/servers/${SERVER}/disconnect`)).status).toBe(200);
-      await caughtUp(d, live);
-      expect(cancelledIds(live.messages)).toEqual([listen?.id]);
+      await live.until((m) => cancelledIds(m).length === 2, 'the listen stream cancelled');
+      expect(cancelledIds(live.messages)).toEqual([standing?.id, listen?.id]);
 
-      // Connected again, nothing listens until somebody subscribes: the old URIs are not asked for again.
-      if (transport === 'http') expect(await call(d, 'listeners')).toBe('0');
+      // Connected again, the stream stands for the list changes alone: the old URIs are not asked for again.
       const mark = live.messages.length;
       await touch(d, COUNTER);
+      await listening(live, 3);
+      if (transport === 'http') {
+        await vi.waitFor(async () => expect(await call(d, 'listeners')).toBe('1'), { timeout: 10_000 });
+      }
       expect((await subscribe(d, OTHER)).status).toBe(200);
       await caughtUp(d, live);
-      expect(listens(live.messages).slice(1)).toEqual([{ id: expect.any(String), uris: [OTHER] }]);
+      expect(listens(live.messages).slice(2)).toEqual([
+        { id: expect.any(String), uris: undefined },
+        { id: expect.any(String), uris: [OTHER] },
+      ]);
       await touch(d, OTHER);
       await nextUpdate(live, OTHER, mark);
       expect(forwarded(live.messages, COUNTER).filter((index) => index >= mark)).toEqual([]);
     });
 
-    it('answers 502 when the server does not agree to send updates, and keeps no stream', async () => {
+    it('answers 502 when the server does not agree to send updates, and keeps only the list changes', async () => {
       const { d, live } = await setUp(transport, { FIXTURE_SUBSCRIBE: 'off' });
+      const [standing] = await listening(live, 1);
       const refused = await subscribe(d, COUNTER);
       expect(refused.status).toBe(502);
       await caughtUp(d, live);
@@ -236,14 +258,30 @@ describe.each<Transport>(['stdio', 'http'])(
         error: `The server did not agree to send updates of ${COUNTER}.`,
         mcpError: { code: 'SUBSCRIPTION_REFUSED', data: { honored: expect.any(Object) } },
       });
-      const [listen] = listens(live.messages);
+      const [, listen] = listens(live.messages);
       expect(listen?.uris).toEqual([COUNTER]);
-      // The server ends a stream it has nothing to send on; the daemon holds nothing either.
-      expect(sent(live.messages, LISTEN)).toHaveLength(1);
-      if (transport === 'http') expect(await call(d, 'listeners')).toBe('0');
+      expect(sent(live.messages, LISTEN)).toHaveLength(2);
+      // The refused stream is closed; the one standing for the list changes stays.
+      expect(cancelledIds(live.messages)).not.toContain(standing?.id);
+      if (transport === 'http') expect(await call(d, 'listeners')).toBe('1');
     });
   },
 );
+
+describe.each<Transport>(['stdio', 'http'])('list changes of a modern server over %s', (transport) => {
+  it('reach the live channel with no resource subscribed, through the stream standing open for them', async () => {
+    const { d, live } = await setUp(transport);
+    await listening(live, 1);
+    if (transport === 'http') {
+      await vi.waitFor(async () => expect(await call(d, 'listeners')).toBe('1'), { timeout: 10_000 });
+    }
+    expect(await call(d, 'announce-tools')).toBe('announced');
+    await live.until(
+      (m) => m.some((x) => x.type === 'notification' && x.method === 'notifications/tools/list_changed'),
+      'tools/list_changed on the live channel',
+    );
+  });
+});
 
 describe('resource subscriptions on a server of both eras, spoken to at the legacy era', () => {
   it('uses resources/subscribe and resources/unsubscribe, and no listen stream', async () => {
@@ -279,16 +317,14 @@ describe('a listen stream the server ends while the connection stays', () => {
     expect((await subscribe(d, COUNTER)).status).toBe(200);
     expect(await call(d, 'hangup')).toBe('hanging up');
 
-    const [first, again] = await live.until(
-      (m) => listens(m).length >= 2 && listens(m),
-      'the listen stream opened again',
-    );
+    const [standing, first, again] = await listening(live, 3);
     expect(again).toEqual({ id: expect.any(String), uris: [COUNTER] });
     expect(again?.id).not.toBe(first?.id);
-    // The server ended the first stream with its empty result: there is nothing to cancel.
+    // The server ended the first stream with its empty result: there is nothing to cancel but the
+    // standing one it replaced.
     await vi.waitFor(async () => expect(await call(d, 'listeners')).toBe('1'), { timeout: 10_000 });
     await caughtUp(d, live);
-    expect(cancelledIds(live.messages)).toEqual([]);
+    expect(cancelledIds(live.messages)).toEqual([standing?.id]);
 
     const mark = live.messages.length;
     await touch(d, COUNTER);
