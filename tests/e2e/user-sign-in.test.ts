@@ -188,6 +188,7 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
   });
 
   it('renews the token once when the daemon refuses it, and the call goes through', async () => {
+    tokenTtl = 3600;
     // A token the provider never issued, still within its stated life: only the daemon can tell.
     await web.page.evaluate(() => {
       const stored = JSON.parse(localStorage.getItem('userSession') ?? '{}') as Record<string, unknown>;
@@ -203,11 +204,27 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
     await waitForText(web.page, byTestId('live-state'), 'live');
     const renewed = (await session())!;
     expect(renewed.accessToken).not.toBe('not-a-token-the-provider-issued');
-    expect(renewed.expiresAt).toBeLessThan(Date.now() + 10_000);
+    expect(renewed.expiresAt).toBeGreaterThan(Date.now() + 60_000);
     expect(backend.asked.filter((h) => h.includes('not-a-token')).length).toBeGreaterThan(refusedBefore);
     expect(await web.page.$(byTestId('sign-in-button'))).toBeNull();
     await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
     await web.servers.waitFor('everything');
+  });
+
+  it('renews a token that expired while the page was closed when the page opens', async () => {
+    tokenTtl = 6;
+    const before = (await session())!;
+    await web.page.evaluate(() => {
+      const stored = JSON.parse(localStorage.getItem('userSession') ?? '{}') as Record<string, unknown>;
+      localStorage.setItem('userSession', JSON.stringify({ ...stored, expiresAt: Date.now() - 1000 }));
+    });
+    await web.reload();
+    await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
+    await waitForText(web.page, byTestId('live-state'), 'live');
+    const renewed = (await session())!;
+    expect(renewed.accessToken).not.toBe(before.accessToken);
+    expect(renewed.refresh?.refreshToken).not.toBe(before.refresh?.refreshToken);
+    expect(renewed.expiresAt).toBeGreaterThan(Date.now());
   });
 
   it('signs out, saying why, when the provider refuses to renew', async () => {
