@@ -1,7 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, HTTPRequest } from 'puppeteer';
-import { type AuthorizationServer, startAuthorizationServer } from '../fixtures/authorization-server.ts';
+import {
+  type AuthorizationServer,
+  registerPublicClient,
+  startAuthorizationServer,
+} from '../fixtures/authorization-server.ts';
 import { startUserBackend, type UserBackend } from '../fixtures/user-backend.ts';
 import { freePort, type TestDaemon } from '../daemon/helpers.ts';
 import { launchBrowser } from './support/browser.ts';
@@ -15,24 +19,6 @@ interface StoredSession {
   expiresAt: number;
   user: { sub: string; name?: string };
   refresh?: { tokenEndpoint: string; clientId: string; refreshToken: string };
-}
-
-/** The public client the web page signs in as, registered with the provider as an operator would. */
-async function registerWebClient(issuer: string, redirectUri: string): Promise<string> {
-  const response = await fetch(`${issuer}/reg`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      redirect_uris: [redirectUri],
-      application_type: 'native',
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    }),
-  });
-  const body = (await response.json()) as { client_id?: string };
-  if (!response.ok || !body.client_id) throw new Error(`registration failed: ${JSON.stringify(body)}`);
-  return body.client_id;
 }
 
 // SPEC part 5 on a shared daemon: the page the daemon serves signs in through a real OpenID provider
@@ -69,7 +55,7 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
       accessTokenTtl: () => tokenTtl,
     });
     backend = await startUserBackend(provider.provider);
-    clientId = await registerWebClient(provider.issuer, `http://127.0.0.1:${port}/`);
+    clientId = await registerPublicClient(provider.issuer, `http://127.0.0.1:${port}/`);
     daemon = await startDaemonWithWebPage({
       port,
       userAuth: { backendUrl: backend.url, signIn: { issuer: provider.issuer, clientId } },
