@@ -5,7 +5,7 @@
  * the messages written here, redacted of every secret the flow has seen.
  */
 import type * as Client from '@modelcontextprotocol/client';
-import type { OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { FetchLike, OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { AuthTrace, AuthTraceMode, ServerAuthInfo } from '../../shared/oauth.ts';
 import type { RemoteServerConfig, ServerConfig } from '../../shared/servers.ts';
 import {
@@ -18,6 +18,7 @@ import { redact } from '../mcp/redact.ts';
 import { ServerAuthTrace } from './auth-trace.ts';
 import { GrantStore, type StoredTokens } from './grant-store.ts';
 import { DaemonOAuthProvider } from './provider.ts';
+import { sseStepUpFetch } from './sse-step-up.ts';
 
 type Sdk = typeof Client;
 let sdk: Sdk | undefined;
@@ -145,7 +146,7 @@ export class OAuthManager implements ConnectionOAuth {
     if (config.transport !== 'http' && config.transport !== 'sse') return undefined;
     if (!config.auth) return undefined;
     const traced = this.trace(serverId).fetch(serverUrlOf(config)) as typeof fetch;
-    return async (input, init) => {
+    const noting: typeof fetch = async (input, init) => {
       const response = await traced(input, init);
       // A step-up (SEP-2350) follows: the provider must know the scope a registration has to cover.
       if (response.status === 403) {
@@ -154,6 +155,18 @@ export class OAuthManager implements ConnectionOAuth {
         if (error === 'insufficient_scope' && scope) this.providers.get(serverId)?.noteScopeChallenge(scope);
       }
       return response;
+    };
+    if (config.transport === 'http') return noting;
+    // The SDK's SSE transport does not step up by itself: the daemon does it for its messages.
+    let stepping: FetchLike | undefined;
+    return async (input, init) => {
+      stepping ??= sseStepUpFetch(
+        await loadSdk(),
+        () => this.providers.get(serverId),
+        serverUrlOf(config),
+        noting,
+      );
+      return stepping(input as string | URL, init);
     };
   }
 

@@ -54,6 +54,7 @@ export const useConnectionStore = defineStore('connection', () => {
       ? new DaemonClient(pairing.value.url, pairing.value.token, {
           onUnauthorized: markRefused,
           bearer: () => (byUser.value ? auth?.token : undefined),
+          renewBearer: async (refused) => (byUser.value && auth ? auth.renew(refused) : false),
         })
       : null,
   );
@@ -74,7 +75,8 @@ export const useConnectionStore = defineStore('connection', () => {
   function markRefused(): void {
     if (!pairing.value) return;
     if (byUser.value) {
-      void auth?.signOut('The daemon refused your sign-in: sign in again.');
+      // A token that could not be renewed has signed out already, saying why.
+      if (auth?.token) void auth.signOut('The daemon refused your sign-in: sign in again.');
       return;
     }
     refused.value = true;

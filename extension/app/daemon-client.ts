@@ -51,6 +51,11 @@ export interface DaemonClientOptions {
   onUnauthorized?(): void;
   /** A signed-in user's token (SPEC part 5), sent as `Authorization: Bearer` while there is one. */
   bearer?(): string | null | undefined;
+  /**
+   * The daemon refused the user's token `refused` (401): renew it, true when a new one is there. The
+   * call is then sent once more with it; a second 401 goes to {@link onUnauthorized}.
+   */
+  renewBearer?(refused: string): Promise<boolean>;
 }
 
 /**
@@ -73,13 +78,23 @@ export class DaemonClient {
     }
   }
 
-  /** Sends one call with the token and answers the body's text; a non-2xx answer throws DaemonError. */
-  private async send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<string> {
+  /**
+   * Sends one call with the token and answers the body's text; a non-2xx answer throws DaemonError. A
+   * refused user token is renewed and the call sent again, once.
+   */
+  private async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+    retried = false,
+  ): Promise<string> {
+    const bearer = this.options.bearer?.() ?? undefined;
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl.replace(/\/$/, '')}/api/mcp${path}`, {
         method,
-        headers: this.headers(body !== undefined),
+        headers: this.headers(body !== undefined, bearer),
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
       });
@@ -90,13 +105,15 @@ export class DaemonClient {
       });
     }
     const text = await response.text();
+    if (response.status === 401 && bearer && !retried && (await this.options.renewBearer?.(bearer))) {
+      return this.send(method, path, body, signal, true);
+    }
     if (response.status === 401) this.options.onUnauthorized?.();
     if (!response.ok) throw new DaemonError(response.status, errorBody(text, response.status));
     return text;
   }
 
-  private headers(json: boolean): Record<string, string> {
-    const bearer = this.options.bearer?.();
+  private headers(json: boolean, bearer: string | undefined): Record<string, string> {
     return {
       ...(this.token && { 'X-Inspector-Token': this.token }),
       ...(bearer && { Authorization: `Bearer ${bearer}` }),

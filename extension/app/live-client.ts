@@ -26,7 +26,8 @@ export class LiveClient {
 
   constructor(
     private readonly baseUrl: string,
-    private readonly token: string,
+    /** Read at each connection: a signed-in user's token is renewed while the channel lives. */
+    private readonly token: () => string,
     private readonly options: LiveClientOptions,
   ) {}
 
@@ -45,7 +46,7 @@ export class LiveClient {
 
   url(): string {
     const url = new URL('/api/mcp/ws', this.baseUrl.replace(/^http/, 'ws'));
-    url.searchParams.set('token', this.token);
+    url.searchParams.set('token', this.token());
     if (this.bootId) {
       url.searchParams.set('bootId', this.bootId);
       url.searchParams.set('since', String(this.lastSeq));

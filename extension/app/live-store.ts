@@ -31,7 +31,7 @@ export const useLiveStore = defineStore('live', () => {
     const pairing = connection.pairing;
     if (!pairing) return;
     client?.stop();
-    client = new LiveClient(pairing.url, connection.credential, {
+    client = new LiveClient(pairing.url, () => connection.credential, {
       onMessage: dispatch,
       onState: (next) => (state.value = next),
       initialReplay,

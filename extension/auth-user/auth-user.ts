@@ -3,13 +3,28 @@ import type { HealthResponse } from '../../shared/health';
 import type { SignedInUser, SignInConfig, UserResponse } from '../../shared/user';
 import type { KeyValueStore } from '../app/key-value-store';
 import type { Platform } from '../app/platform';
-import { discover, finishSignIn, type PendingSignIn, SignInError, startSignIn } from './oidc';
+import {
+  discover,
+  finishSignIn,
+  type IssuedToken,
+  type PendingSignIn,
+  type RefreshGrant,
+  renewDelay,
+  renewToken,
+  SignInError,
+  startSignIn,
+} from './oidc';
 
-/** The signed-in user's token, with its expiry (SPEC part 5), and who the daemon says it belongs to. */
+/**
+ * The signed-in user's token, with its expiry (SPEC part 5), and who the daemon says it belongs to; with
+ * the refresh token that renews it when the provider gave one. The refresh token goes to the provider's
+ * token endpoint and nowhere else: never to the daemon, never to a log.
+ */
 export interface UserSession {
   accessToken: string;
   expiresAt: number;
   user: SignedInUser;
+  refresh?: RefreshGrant;
 }
 
 /**
@@ -29,6 +44,11 @@ export interface AuthUser {
   /** Resolves once the stored session is read and a redirect from the provider is finished. */
   readonly ready: Promise<void>;
   signIn(): Promise<void>;
+  /**
+   * The daemon refused `refused` (401): renews the token once with the refresh token. True when a new
+   * token is there to retry with; false when it cannot be renewed, and the user is then signed out.
+   */
+  renew(refused: string): Promise<boolean>;
   /** Forgets the token; `reason` is shown on the sign-in button (an expired or refused token). */
   signOut(reason?: string): Promise<void>;
 }
@@ -37,6 +57,8 @@ export const AUTH_USER: InjectionKey<AuthUser> = Symbol('auth-user');
 const SESSION_KEY = 'userSession';
 /** Kept in sessionStorage, only for the tab that went to the provider. */
 const PENDING_KEY = 'inspector.pendingSignIn';
+/** Tabs of one page renew one at a time: a rotated refresh token spent twice revokes the sign-in. */
+const RENEW_LOCK = 'inspector.renewSignIn';
 
 export function useAuthUser(): AuthUser {
   const auth = inject(AUTH_USER);
@@ -51,13 +73,44 @@ export function provideAuthUser(app: App, platform: Platform): AuthUser {
   return auth;
 }
 
+function isRefreshGrant(value: unknown): value is RefreshGrant {
+  const grant = value as RefreshGrant | undefined;
+  return (
+    typeof grant?.tokenEndpoint === 'string' &&
+    typeof grant.clientId === 'string' &&
+    typeof grant.refreshToken === 'string'
+  );
+}
+
 function isSession(value: unknown): value is UserSession {
   const session = value as UserSession | undefined;
   return (
     typeof session?.accessToken === 'string' &&
     typeof session.expiresAt === 'number' &&
-    typeof session.user?.sub === 'string'
+    typeof session.user?.sub === 'string' &&
+    (session.refresh === undefined || isRefreshGrant(session.refresh))
   );
+}
+
+/** The session an issued token makes: a refresh token joins the endpoint and client that take it. */
+function sessionOf(
+  issued: IssuedToken,
+  user: SignedInUser,
+  { tokenEndpoint, clientId }: Omit<RefreshGrant, 'refreshToken'>,
+): UserSession {
+  const { accessToken, expiresAt, refreshToken } = issued;
+  return {
+    accessToken,
+    expiresAt,
+    user,
+    ...(refreshToken && { refresh: { tokenEndpoint, clientId, refreshToken } }),
+  };
+}
+
+/** Runs `task` holding the page's renewal lock (Web Locks), or straight away where there are none. */
+function withRenewLock<T>(task: () => Promise<T>): Promise<T> {
+  if (typeof navigator.locks?.request !== 'function') return task();
+  return navigator.locks.request(RENEW_LOCK, task) as Promise<T>;
 }
 
 function createAuthUser(platform: Platform): AuthUser {
@@ -67,18 +120,65 @@ function createAuthUser(platform: Platform): AuthUser {
   const problem = ref<string | null>(null);
   const busy = ref(false);
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  let renewing: Promise<boolean> | undefined;
 
-  /** Signs out when the token expires, so no call is made with a token the daemon would refuse. */
+  /**
+   * Renews the token shortly before it expires when there is a refresh token, and signs out when it
+   * expires when there is none, so no call is made with a token the daemon would refuse.
+   */
   function keep(next: UserSession | null): void {
     clearTimeout(expiryTimer);
     session.value = next;
     if (!next) return;
-    // setTimeout holds at most 2^31-1 ms (24.8 days); a longer token is checked again then.
-    const delay = Math.min(next.expiresAt - Date.now(), 2 ** 31 - 1);
-    expiryTimer = setTimeout(() => {
-      if (Date.now() >= next.expiresAt) void signOut('Your sign-in expired: sign in again.');
-      else keep(next);
-    }, delay);
+    if (next.refresh) at(Date.now() + renewDelay(next.expiresAt), () => void renew(next.accessToken));
+    else at(next.expiresAt, () => void signOut('Your sign-in expired: sign in again.'));
+  }
+
+  /** Runs `action` at the time `when` (ms since the epoch), unless {@link keep} is called first. */
+  function at(when: number, action: () => void): void {
+    // setTimeout holds at most 2^31-1 ms (24.8 days); a later time is waited for in steps.
+    expiryTimer = setTimeout(
+      () => (Date.now() >= when ? action() : at(when, action)),
+      Math.min(when - Date.now(), 2 ** 31 - 1),
+    );
+  }
+
+  /** One renewal at a time, in this tab and across the page's tabs. */
+  function renew(refused: string): Promise<boolean> {
+    renewing ??= withRenewLock(() => renewNow(refused)).finally(() => (renewing = undefined));
+    return renewing;
+  }
+
+  /**
+   * Trades the refresh token for a new access token and keeps it. Another tab may have renewed first:
+   * its newer session in the store is taken instead, as the refresh token this tab holds is spent.
+   */
+  async function renewNow(refused: string): Promise<boolean> {
+    const current = session.value;
+    if (current && current.accessToken !== refused) return true;
+    const stored = await store.get<unknown>(SESSION_KEY);
+    if (!current && !isSession(stored)) return false;
+    if (isSession(stored) && stored.accessToken !== refused && stored.expiresAt > Date.now()) {
+      keep(stored);
+      return true;
+    }
+    // The store holds the newest refresh token: another tab may have rotated the one this tab has.
+    const latest = isSession(stored) ? stored : current;
+    const grant = latest?.refresh;
+    const user = latest?.user;
+    if (!grant || !user) {
+      await signOut('Your sign-in expired: sign in again.');
+      return false;
+    }
+    try {
+      const next = sessionOf(await renewToken(grant), user, grant);
+      await store.set(SESSION_KEY, next);
+      keep(next);
+      return true;
+    } catch (error) {
+      await signOut(`Your sign-in could not be renewed (${(error as Error).message}): sign in again.`);
+      return false;
+    }
   }
 
   async function signOut(reason?: string): Promise<void> {
@@ -120,8 +220,9 @@ function createAuthUser(platform: Platform): AuthUser {
     history.replaceState(null, '', location.pathname);
     busy.value = true;
     try {
-      const issued = await finishSignIn(params, JSON.parse(text) as PendingSignIn);
-      const next = { ...issued, user: await whoIs(issued.accessToken) };
+      const pending = JSON.parse(text) as PendingSignIn;
+      const issued = await finishSignIn(params, pending);
+      const next = sessionOf(issued, await whoIs(issued.accessToken), pending);
       await store.set(SESSION_KEY, next);
       keep(next);
       problem.value = null;
@@ -135,6 +236,8 @@ function createAuthUser(platform: Platform): AuthUser {
   async function load(): Promise<void> {
     const stored = await store.get<unknown>(SESSION_KEY);
     if (isSession(stored) && stored.expiresAt > Date.now()) keep(stored);
+    // A token that expired while the page was closed is renewed when it can be.
+    else if (isSession(stored) && stored.refresh) await renew(stored.accessToken);
     else if (stored !== undefined) await store.remove(SESSION_KEY);
     await readConfig();
     if (platform.kind === 'web') await finishRedirect();
@@ -166,6 +269,7 @@ function createAuthUser(platform: Platform): AuthUser {
     busy,
     ready: load(),
     signIn,
+    renew,
     signOut,
   }) as AuthUser;
 }

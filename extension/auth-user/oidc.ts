@@ -25,6 +25,15 @@ export interface IssuedToken {
   accessToken: string;
   /** Milliseconds since the epoch. */
   expiresAt: number;
+  /** When the provider gave one: it buys the next access token. A secret, like a password. */
+  refreshToken?: string;
+}
+
+/** What renewing a token needs: where, as which client, and the refresh token to spend. */
+export interface RefreshGrant {
+  tokenEndpoint: string;
+  clientId: string;
+  refreshToken: string;
 }
 
 export class SignInError extends Error {
@@ -33,6 +42,10 @@ export class SignInError extends Error {
 
 /** How long a token whose answer has no `expires_in` is kept: an hour, the usual lifetime. */
 const DEFAULT_LIFETIME_S = 3600;
+/** A token is renewed at most this long before it expires... */
+const RENEW_LEAD_MAX_MS = 60_000;
+/** ...and, for a short-lived one, once this share of the time it has left is gone. */
+const RENEW_AT_SHARE = 0.75;
 
 const base64url = (bytes: Uint8Array): string =>
   btoa(String.fromCharCode(...bytes))
@@ -102,7 +115,9 @@ export async function discover(issuer: string): Promise<ProviderMetadata> {
 
 /**
  * The authorization URL to send the browser to, and what must be kept until it comes back. `openid`
- * always; `profile` and `email` when the provider has them, so the backend may name the user.
+ * always; `profile` and `email` when the provider has them, so the backend may name the user; and
+ * `offline_access` when it has that, for a refresh token, with `prompt=consent` as OpenID Connect Core
+ * (section 11) asks of a request for offline access.
  */
 export async function startSignIn(
   metadata: ProviderMetadata,
@@ -111,7 +126,8 @@ export async function startSignIn(
 ): Promise<{ url: string; pending: PendingSignIn }> {
   const codeVerifier = randomString();
   const state = randomString();
-  const scope = ['openid', ...['profile', 'email'].filter((s) => metadata.scopesSupported?.includes(s))];
+  const supported = (scope: string): boolean => metadata.scopesSupported?.includes(scope) ?? false;
+  const scope = ['openid', ...['profile', 'email', 'offline_access'].filter(supported)];
   const url = new URL(metadata.authorizationEndpoint);
   url.search = new URLSearchParams({
     response_type: 'code',
@@ -121,6 +137,7 @@ export async function startSignIn(
     state,
     code_challenge: await s256(codeVerifier),
     code_challenge_method: 'S256',
+    ...(supported('offline_access') && { prompt: 'consent' }),
   }).toString();
   return {
     url: url.href,
@@ -160,18 +177,59 @@ export async function finishSignIn(
   }
   const code = params.get('code');
   if (!code) throw new SignInError('The sign-in came back without a code');
+  return requestToken(
+    pending.tokenEndpoint,
+    {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: pending.redirectUri,
+      client_id: pending.clientId,
+      code_verifier: pending.codeVerifier,
+    },
+    now,
+  );
+}
+
+/**
+ * Spends the refresh token for a new access token (RFC 6749 section 6; a public client names itself
+ * with `client_id`). A provider that rotates refresh tokens sends a new one, to keep instead: the old
+ * one is spent. One that does not keeps the old one good.
+ */
+export async function renewToken(grant: RefreshGrant, now = Date.now()): Promise<IssuedToken> {
+  const issued = await requestToken(
+    grant.tokenEndpoint,
+    { grant_type: 'refresh_token', refresh_token: grant.refreshToken, client_id: grant.clientId },
+    now,
+  );
+  return { ...issued, refreshToken: issued.refreshToken ?? grant.refreshToken };
+}
+
+/**
+ * When to renew a token that expires at `expiresAt`, in milliseconds from `now`: a minute before it
+ * expires, or sooner for a short-lived token (once three quarters of the time it has left are gone),
+ * so the renewal is done before any call is made with a token the daemon would refuse.
+ */
+export function renewDelay(expiresAt: number, now = Date.now()): number {
+  const left = Math.max(0, expiresAt - now);
+  return Math.round(left - Math.min(RENEW_LEAD_MAX_MS, left * (1 - RENEW_AT_SHARE)));
+}
+
+/** A token as an HTTP header may carry it: printable ASCII without spaces. */
+const usable = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && !/[^\x21-\x7e]/.test(value);
+
+/** One token request; the answer is checked before any of it is kept. */
+async function requestToken(
+  tokenEndpoint: string,
+  params: Record<string, string>,
+  now: number,
+): Promise<IssuedToken> {
   let response: Response;
   try {
-    response = await fetch(pending.tokenEndpoint, {
+    response = await fetch(tokenEndpoint, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: pending.redirectUri,
-        client_id: pending.clientId,
-        code_verifier: pending.codeVerifier,
-      }),
+      body: new URLSearchParams(params),
     });
   } catch {
     throw new SignInError("The provider's token endpoint cannot be reached");
@@ -182,10 +240,12 @@ export async function finishSignIn(
     throw new SignInError(`The provider refused to issue a token: ${reason}`);
   }
   const accessToken = body.access_token;
-  if (typeof accessToken !== 'string' || accessToken === '' || /[^\x21-\x7e]/.test(accessToken)) {
-    throw new SignInError('The provider answered without a usable access token');
+  if (!usable(accessToken)) throw new SignInError('The provider answered without a usable access token');
+  const refreshToken = body.refresh_token;
+  if (refreshToken !== undefined && !usable(refreshToken)) {
+    throw new SignInError('The provider answered with a refresh token that is not usable');
   }
   const lifetime =
     typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_LIFETIME_S;
-  return { accessToken, expiresAt: now + lifetime * 1000 };
+  return { accessToken, expiresAt: now + lifetime * 1000, ...(refreshToken && { refreshToken }) };
 }

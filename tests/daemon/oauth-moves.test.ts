@@ -1,7 +1,8 @@
 /**
  * OAuth when the server asks for more than the grant holds, against real parts: the daemon, `oidc-provider`
  * and the fixture MCP server protected with the SDK's bearer auth. A tool that needs more scope makes the
- * daemon step up (SEP-2350) and sign in again for it, a bounded number of times; a server whose
+ * daemon step up (SEP-2350) and sign in again for it, a bounded number of times, over Streamable HTTP
+ * and over SSE alike (the same steps, run against each endpoint of the fixture); a server whose
  * protected-resource metadata moves to another authorization server is followed there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,9 +29,16 @@ afterAll(async () => {
   for (const part of closing.reverse()) await part.close();
 });
 
-async function putServer(id: string, mcp: ProtectedServer): Promise<void> {
+/** The fixture's two endpoints, one per remote transport: the same tools, each its own resource. */
+const TRANSPORTS = [
+  { transport: 'http', name: 'Streamable HTTP', endpoint: (mcp: ProtectedServer) => mcp.url },
+  { transport: 'sse', name: 'SSE', endpoint: (mcp: ProtectedServer) => mcp.sseUrl },
+] as const;
+type Transport = (typeof TRANSPORTS)[number];
+
+async function putServer(id: string, mcp: ProtectedServer, over: Transport = TRANSPORTS[0]): Promise<void> {
   const put = await d.api('PUT', `/api/mcp/servers/${id}`, {
-    config: { transport: 'http', url: mcp.url, auth: {} },
+    config: { transport: over.transport, url: over.endpoint(mcp), auth: {} },
   });
   expect(put.status, JSON.stringify(put.body)).toBe(201);
 }
@@ -66,9 +74,10 @@ async function record(id: string): Promise<ServerRecord> {
   return (await d.api('GET', `/api/mcp/servers/${id}`)).body as ServerRecord;
 }
 
-describe('step-up authorization', () => {
+describe.each(TRANSPORTS)('step-up authorization over $name', (over) => {
   let as: AuthorizationServer;
   let mcp: ProtectedServer;
+  const id = `step-${over.transport}`;
 
   beforeAll(async () => {
     ({ as, mcp } = await startProtectedPair(() => d.url, {
@@ -76,22 +85,22 @@ describe('step-up authorization', () => {
       refusingTools: ['stubborn'],
     }));
     closing.push(as, mcp);
-    await putServer('step', mcp);
-    await signIn(authorizationUrlIn(await d.api('POST', '/api/mcp/servers/step/connect')));
+    await putServer(id, mcp, over);
+    await signIn(authorizationUrlIn(await d.api('POST', `/api/mcp/servers/${id}/connect`)));
   });
 
   it('signs in again for the larger scope a tool asks for, then calls it', async () => {
-    expect(await scopesOfCall('step', 'whoami')).not.toContain(ADMIN_SCOPE);
+    expect(await scopesOfCall(id, 'whoami')).not.toContain(ADMIN_SCOPE);
 
-    const refused = await call('step', 'admin');
+    const refused = await call(id, 'admin');
     const url = authorizationUrlIn(refused);
     expect(url.origin).toBe(as.issuer);
     const asked = url.searchParams.get('scope')?.split(' ');
     expect(asked).toEqual(expect.arrayContaining([RESOURCE_SCOPE, ADMIN_SCOPE]));
-    expect(url.searchParams.get('resource')).toBe(mcp.url);
-    expect((await record('step')).auth).toMatchObject({ state: 'required', authorizationUrl: url.href });
+    expect(url.searchParams.get('resource')).toBe(over.endpoint(mcp));
+    expect((await record(id)).auth).toMatchObject({ state: 'required', authorizationUrl: url.href });
 
-    const trace = (await d.api('GET', '/api/mcp/servers/step/auth/trace')).body as {
+    const trace = (await d.api('GET', `/api/mcp/servers/${id}/auth/trace`)).body as {
       steps: Array<{ kind: string; detail?: string; http?: { status?: number } }>;
     };
     const challengeAt = trace.steps.findIndex(
@@ -103,18 +112,16 @@ describe('step-up authorization', () => {
     expect(kinds.lastIndexOf('registration')).toBeGreaterThan(challengeAt);
 
     await signIn(url);
-    expect((await record('step')).auth?.scopes).toEqual(
-      expect.arrayContaining([RESOURCE_SCOPE, ADMIN_SCOPE]),
-    );
-    expect(await scopesOfCall('step', 'admin')).toContain(ADMIN_SCOPE);
+    expect((await record(id)).auth?.scopes).toEqual(expect.arrayContaining([RESOURCE_SCOPE, ADMIN_SCOPE]));
+    expect(await scopesOfCall(id, 'admin')).toContain(ADMIN_SCOPE);
     // The other tools go on with the larger grant, no sign-in again.
-    expect(await scopesOfCall('step', 'whoami')).toContain(RESOURCE_SCOPE);
+    expect(await scopesOfCall(id, 'whoami')).toContain(RESOURCE_SCOPE);
   });
 
   it('stops stepping up when the server keeps refusing a grant that holds every scope it names', async () => {
     const interactions = as.interactions;
     const before = mcp.authorizations.length;
-    const refused = await call('step', 'stubborn');
+    const refused = await call(id, 'stubborn');
     expect(refused.status, JSON.stringify(refused.body)).toBe(502);
     expect(refused.body.code).toBe('authorization_failed');
     expect(refused.body.mcpError.code).toBe('INSUFFICIENT_SCOPE');
@@ -122,9 +129,9 @@ describe('step-up authorization', () => {
     // Bounded: the call, and once more after the step-up (a refresh: no person is asked), not a loop.
     expect(mcp.authorizations.length - before).toBe(2);
     expect(as.interactions).toBe(interactions);
-    expect((await record('step')).auth?.state).toBe('authorized');
+    expect((await record(id)).auth?.state).toBe('authorized');
     // The grant stays good for the tools it is enough for.
-    expect(await scopesOfCall('step', 'admin')).toContain(ADMIN_SCOPE);
+    expect(await scopesOfCall(id, 'admin')).toContain(ADMIN_SCOPE);
   });
 });
 

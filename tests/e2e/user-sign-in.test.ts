@@ -1,6 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'puppeteer';
-import { type AuthorizationServer, startAuthorizationServer } from '../fixtures/authorization-server.ts';
+import type { Browser, HTTPRequest } from 'puppeteer';
+import {
+  type AuthorizationServer,
+  registerPublicClient,
+  startAuthorizationServer,
+} from '../fixtures/authorization-server.ts';
 import { startUserBackend, type UserBackend } from '../fixtures/user-backend.ts';
 import { freePort, type TestDaemon } from '../daemon/helpers.ts';
 import { launchBrowser } from './support/browser.ts';
@@ -13,24 +18,7 @@ interface StoredSession {
   accessToken: string;
   expiresAt: number;
   user: { sub: string; name?: string };
-}
-
-/** The public client the web page signs in as, registered with the provider as an operator would. */
-async function registerWebClient(issuer: string, redirectUri: string): Promise<string> {
-  const response = await fetch(`${issuer}/reg`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      redirect_uris: [redirectUri],
-      application_type: 'native',
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code'],
-      response_types: ['code'],
-    }),
-  });
-  const body = (await response.json()) as { client_id?: string };
-  if (!response.ok || !body.client_id) throw new Error(`registration failed: ${JSON.stringify(body)}`);
-  return body.client_id;
+  refresh?: { tokenEndpoint: string; clientId: string; refreshToken: string };
 }
 
 // SPEC part 5 on a shared daemon: the page the daemon serves signs in through a real OpenID provider
@@ -42,20 +30,32 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
   let daemon: TestDaemon;
   let browser: Browser;
   let web: PanelPage;
+  /** Seconds the provider's next access token lives. */
+  let tokenTtl = 3600;
+  let clientId: string;
+  /** Every request the page sent to the daemon, to prove the refresh token never went there. */
+  const toDaemon: HTTPRequest[] = [];
 
-  const session = (): Promise<StoredSession | null> =>
-    web.page.evaluate(
+  /** Every refresh token the page has held. */
+  const refreshTokens = new Set<string>();
+
+  async function session(): Promise<StoredSession | null> {
+    const stored = await web.page.evaluate(
       () => JSON.parse(localStorage.getItem('userSession') ?? 'null') as StoredSession | null,
     );
+    if (stored?.refresh) refreshTokens.add(stored.refresh.refreshToken);
+    return stored;
+  }
 
   beforeAll(async () => {
     const port = await freePort();
     provider = await startAuthorizationServer({
       resource: () => `http://127.0.0.1:${port}/`,
       redirectUris: () => ['http://127.0.0.1/unused'],
+      accessTokenTtl: () => tokenTtl,
     });
     backend = await startUserBackend(provider.provider);
-    const clientId = await registerWebClient(provider.issuer, `http://127.0.0.1:${port}/`);
+    clientId = await registerPublicClient(provider.issuer, `http://127.0.0.1:${port}/`);
     daemon = await startDaemonWithWebPage({
       port,
       userAuth: { backendUrl: backend.url, signIn: { issuer: provider.issuer, clientId } },
@@ -72,6 +72,9 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
 
   it('offers sign-in, goes through the provider with PKCE and comes back signed in', async () => {
     web = await PanelPage.open(browser, `${daemon.url}/`);
+    web.page.on('request', (request) => {
+      if (request.url().startsWith(daemon.url)) toDaemon.push(request);
+    });
     await web.page.waitForSelector(byTestId('sign-in-button'));
     await web.screenshot('user-sign-in-offered');
 
@@ -83,6 +86,9 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
     expect(asked.searchParams.get('code_challenge_method')).toBe('S256');
     expect(asked.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
     expect(asked.searchParams.get('redirect_uri')).toBe(`${daemon.url}/`);
+    // The provider lists offline_access: the page asks for it, with the consent it requires.
+    expect(asked.searchParams.get('scope')).toBe('openid offline_access');
+    expect(asked.searchParams.get('prompt')).toBe('consent');
 
     expect(await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell')).toContain(
       'alice@example.test',
@@ -93,6 +99,11 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
     const stored = await session();
     expect(stored?.user).toEqual({ sub: 'alice', name: 'Alice Liddell', email: 'alice@example.test' });
     expect(stored?.expiresAt).toBeGreaterThan(Date.now() + 60_000);
+    expect(stored?.refresh).toEqual({
+      tokenEndpoint: `${provider.issuer}/token`,
+      clientId,
+      refreshToken: expect.stringMatching(/^\S{20,}$/),
+    });
     expect(await web.pairing.waitUntilPaired()).toContain('daemon');
     await waitForText(web.page, byTestId('live-state'), 'live');
     await web.screenshot('user-signed-in');
@@ -119,16 +130,107 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
     expect(await session()).toBeNull();
   });
 
-  it('treats an expired token as signed out', async () => {
+  it('treats an expired token without a refresh token as signed out', async () => {
     await web.page.locator(byTestId('sign-in-button')).click();
     await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
     await web.page.evaluate(() => {
-      const stored = JSON.parse(localStorage.getItem('userSession') ?? '{}') as { expiresAt: number };
+      const stored = JSON.parse(localStorage.getItem('userSession') ?? '{}') as Record<string, unknown>;
+      delete stored.refresh;
       localStorage.setItem('userSession', JSON.stringify({ ...stored, expiresAt: Date.now() - 1000 }));
     });
     await web.reload();
     await web.page.waitForSelector(byTestId('sign-in-button'));
     expect(await web.page.$(byTestId('signed-in-user'))).toBeNull();
     expect(await session()).toBeNull();
+  });
+
+  it('renews a short-lived token before it expires: the user stays signed in and runs a call', async () => {
+    tokenTtl = 6;
+    await web.page.locator(byTestId('sign-in-button')).click();
+    await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
+    const first = (await session())!;
+    expect(first.expiresAt).toBeLessThanOrEqual(Date.now() + 6_000);
+    // Renewed at three quarters of its life; the old token is past its expiry when this goes on.
+    await web.page.waitForFunction(
+      (old: string) => !localStorage.getItem('userSession')?.includes(old),
+      { timeout: 10_000 },
+      first.accessToken,
+    );
+    await sleep(Math.max(0, first.expiresAt + 500 - Date.now()));
+    const renewed = (await session())!;
+    expect(renewed.expiresAt).toBeGreaterThan(first.expiresAt);
+    // The provider rotates the refresh token of a public client: the new one is kept.
+    expect(renewed.refresh?.refreshToken).not.toBe(first.refresh?.refreshToken);
+    expect(await web.page.$(byTestId('sign-in-button'))).toBeNull();
+    expect(await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell')).toBeTruthy();
+
+    await web.servers.connect('everything');
+    await web.tools.select('echo');
+    await web.tools.fill('message', 'still Alice');
+    await web.tools.run();
+    expect(await web.tools.resultWith('Echo: still Alice')).toContain('Echo: still Alice');
+    expect(backend.asked).toContain(`Bearer ${renewed.accessToken}`);
+    await web.screenshot('user-sign-in-renewed');
+  });
+
+  it('renews the token once when the daemon refuses it, and the call goes through', async () => {
+    tokenTtl = 3600;
+    // A token the provider never issued, still within its stated life: only the daemon can tell.
+    await web.page.evaluate(() => {
+      const stored = JSON.parse(localStorage.getItem('userSession') ?? '{}') as Record<string, unknown>;
+      const forged = {
+        ...stored,
+        accessToken: 'not-a-token-the-provider-issued',
+        expiresAt: Date.now() + 600_000,
+      };
+      localStorage.setItem('userSession', JSON.stringify(forged));
+    });
+    const refusedBefore = backend.asked.filter((h) => h.includes('not-a-token')).length;
+    await web.reload();
+    await waitForText(web.page, byTestId('live-state'), 'live');
+    const renewed = (await session())!;
+    expect(renewed.accessToken).not.toBe('not-a-token-the-provider-issued');
+    expect(renewed.expiresAt).toBeGreaterThan(Date.now() + 60_000);
+    expect(backend.asked.filter((h) => h.includes('not-a-token')).length).toBeGreaterThan(refusedBefore);
+    expect(await web.page.$(byTestId('sign-in-button'))).toBeNull();
+    await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
+    await web.servers.waitFor('everything');
+  });
+
+  it('renews a token that expired while the page was closed when the page opens', async () => {
+    tokenTtl = 6;
+    const before = (await session())!;
+    await web.page.evaluate(() => {
+      const stored = JSON.parse(localStorage.getItem('userSession') ?? '{}') as Record<string, unknown>;
+      localStorage.setItem('userSession', JSON.stringify({ ...stored, expiresAt: Date.now() - 1000 }));
+    });
+    await web.reload();
+    await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
+    await waitForText(web.page, byTestId('live-state'), 'live');
+    const renewed = (await session())!;
+    expect(renewed.accessToken).not.toBe(before.accessToken);
+    expect(renewed.refresh?.refreshToken).not.toBe(before.refresh?.refreshToken);
+    expect(renewed.expiresAt).toBeGreaterThan(Date.now());
+  });
+
+  it('signs out, saying why, when the provider refuses to renew', async () => {
+    // The provider forgets the sign-in (an administrator revoked it): its refresh tokens are refused.
+    const current = (await session())!;
+    const refreshToken = await provider.provider.RefreshToken.find(current.refresh!.refreshToken);
+    await (await provider.provider.Grant.find(refreshToken!.grantId!))!.destroy();
+    expect(await waitForText(web.page, byTestId('sign-in-problem'), 'could not be renewed')).toBe(
+      'Your sign-in could not be renewed (The provider refused to issue a token: invalid_grant): sign in again.',
+    );
+    expect(await session()).toBeNull();
+    await web.screenshot('user-sign-in-renewal-refused');
+  });
+
+  it('never sent a refresh token to the daemon', () => {
+    const sent = toDaemon.map((request) =>
+      JSON.stringify([request.url(), request.headers(), request.postData()]),
+    );
+    expect(sent.length).toBeGreaterThan(10);
+    expect(refreshTokens.size).toBeGreaterThanOrEqual(3);
+    for (const token of refreshTokens) expect(sent.join('\n')).not.toContain(token);
   });
 });

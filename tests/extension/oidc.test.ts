@@ -1,7 +1,7 @@
 /** The browser half of the SPEC part 5 sign-in: what the page sends the provider and what it accepts back. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { finishSignIn, type PendingSignIn, startSignIn } from '../../extension/auth-user/oidc';
+import { finishSignIn, type PendingSignIn, renewDelay, startSignIn } from '../../extension/auth-user/oidc';
 
 const METADATA = {
   issuer: 'https://id.example',
@@ -28,6 +28,32 @@ describe('starting a sign-in', () => {
     const again = await startSignIn(METADATA, 'inspector-web', 'http://127.0.0.1:6274/');
     expect(again.pending.state).not.toBe(pending.state);
     expect(again.pending.codeVerifier).not.toBe(pending.codeVerifier);
+  });
+
+  it('asks for offline access, with the consent OpenID Connect requires for it, when the provider has it', async () => {
+    const offline = { ...METADATA, scopesSupported: ['openid', 'profile', 'offline_access'] };
+    const asked = new URL((await startSignIn(offline, 'inspector-web', 'http://127.0.0.1:6274/')).url);
+    expect(asked.searchParams.get('scope')).toBe('openid profile offline_access');
+    expect(asked.searchParams.get('prompt')).toBe('consent');
+  });
+});
+
+describe('when to renew a token', () => {
+  const now = 1_000_000;
+
+  it('renews a long-lived token a minute before it expires', () => {
+    expect(renewDelay(now + 3_600_000, now)).toBe(3_540_000);
+    expect(renewDelay(now + 240_000, now)).toBe(180_000);
+  });
+
+  it('renews a short-lived token once three quarters of its time are gone', () => {
+    expect(renewDelay(now + 8_000, now)).toBe(6_000);
+    expect(renewDelay(now + 120_000, now)).toBe(90_000);
+  });
+
+  it('renews an expired token at once', () => {
+    expect(renewDelay(now - 5_000, now)).toBe(0);
+    expect(renewDelay(now, now)).toBe(0);
   });
 });
 
