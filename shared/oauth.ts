@@ -122,6 +122,54 @@ export const oauthSettingsSchema = {
   },
 } as const;
 
+/** A setting a grant needs and lacks, named by its `auth` field. */
+export interface OAuthSettingsProblem {
+  field: keyof OAuthSettings;
+  message: string;
+}
+
+/**
+ * What the settings lack for their grant to run: the daemon's check of a PUT and the panel's editor both
+ * ask here. `name` says how a message names another field (`auth.privateKey` by default; a form's label).
+ */
+export function oauthSettingsProblems(
+  auth: OAuthSettings,
+  name: (field: keyof OAuthSettings) => string = (field) => `auth.${field}`,
+): OAuthSettingsProblem[] {
+  const problems: OAuthSettingsProblem[] = [];
+  const need = (field: keyof OAuthSettings, message: string) => {
+    if (!auth[field]) problems.push({ field, message });
+  };
+  if (auth.grant === 'client_credentials') {
+    need('clientId', 'is required for client_credentials');
+    if (!auth.clientSecret && !auth.privateKey) {
+      problems.push({
+        field: 'clientSecret',
+        message: `is required for client_credentials (or ${name('privateKey')} for private_key_jwt)`,
+      });
+    }
+  }
+  if (auth.grant === 'jwt_bearer') need('assertion', 'is required for jwt_bearer: the JWT to present');
+  if (auth.grant === 'token_exchange') {
+    need('clientId', 'is required for token_exchange: the identity assertion grant names it');
+    need('idToken', "is required for token_exchange: the person's ID token from the IdP");
+    need('idpClientId', "is required for token_exchange: the daemon's client id at the IdP");
+    if (!auth.idpUrl && !auth.idpTokenEndpoint) {
+      problems.push({
+        field: 'idpUrl',
+        message: `is required for token_exchange (or ${name('idpTokenEndpoint')})`,
+      });
+    }
+  }
+  if ((auth.clientSecret || auth.privateKey) && !auth.clientId) {
+    problems.push({
+      field: 'clientId',
+      message: `is required with ${name('clientSecret')} or ${name('privateKey')}`,
+    });
+  }
+  return problems;
+}
+
 /** How a sign-in runs: straight through, or pausing before every request to the authorization side. */
 export type AuthTraceMode = 'quick' | 'guided';
 
