@@ -66,6 +66,28 @@ export const OAUTH_SECRET_FIELDS = [
   'idToken',
 ] as const;
 
+/** A field of OAUTH_SECRET_FIELDS. */
+export type OAuthSecretField = (typeof OAUTH_SECRET_FIELDS)[number];
+
+/**
+ * Whether a masked secret sent back keeps the stored one, the server's origin being unchanged (which the
+ * caller checks): only for the same client, and what goes to the IdP only for the same IdP and client
+ * there. The daemon applies it to a PUT; the panel's editor warns before a save would drop a secret.
+ */
+export function keepsStoredSecret(
+  field: OAuthSecretField,
+  incoming: OAuthSettings,
+  stored: OAuthSettings,
+): boolean {
+  if (stored.clientId !== incoming.clientId) return false;
+  if (field !== 'idpClientSecret' && field !== 'idToken') return true;
+  return (
+    stored.idpUrl === incoming.idpUrl &&
+    stored.idpTokenEndpoint === incoming.idpTokenEndpoint &&
+    stored.idpClientId === incoming.idpClientId
+  );
+}
+
 /** What a server record says of its OAuth state. Tokens themselves never leave the daemon. */
 export interface ServerAuthInfo {
   /** `authorized`: tokens are stored; `required`: the person must open `authorizationUrl`. */

@@ -1,10 +1,17 @@
 import {
+  keepsStoredSecret,
+  OAUTH_SECRET_FIELDS,
   type OAuthGrant,
   type OAuthSettings,
   oauthSettingsProblems,
   oauthSettingsSchema,
 } from '../../shared/oauth';
-import type { ServerConfig, ServerEra } from '../../shared/servers';
+import {
+  MASKED_SECRET,
+  type RemoteServerConfig,
+  type ServerConfig,
+  type ServerEra,
+} from '../../shared/servers';
 
 export type TransportChoice = 'stdio' | 'sse' | 'http' | 'websocket';
 
@@ -221,6 +228,33 @@ export function parsePairs(
   return { values, problems };
 }
 
+const originOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Masked secrets a save would lose: the daemon keeps a stored secret for the mask only while the server's
+ * origin and the client (and the IdP, for what goes there) are unchanged (keepsStoredSecret), and drops
+ * it otherwise. Said before the save, so the person types it again rather than finds it gone.
+ */
+function droppedSecrets(config: RemoteServerConfig, stored: ServerConfig | undefined): string[] {
+  const auth = config.auth ?? {};
+  const storedAuth =
+    stored && stored.transport !== 'stdio' && originOf(stored.url) === originOf(config.url)
+      ? stored.auth
+      : undefined;
+  return OAUTH_SECRET_FIELDS.filter(
+    (field) => auth[field] === MASKED_SECRET && !(storedAuth && keepsStoredSecret(field, auth, storedAuth)),
+  ).map((field) => {
+    const idp = field === 'idpClientSecret' || field === 'idToken' ? ', client id and IdP' : ' and client id';
+    return `${AUTH_LABELS[field]}: type it again: the stored one is kept only with the same server address${idp}`;
+  });
+}
+
 export function draftFromConfig(id: string, name: string, config: ServerConfig): ServerDraft {
   const draft = { ...emptyDraft(), id, name, era: config.era ?? 'auto' };
   if (config.transport === 'stdio') {
@@ -246,8 +280,11 @@ export function draftFromConfig(id: string, name: string, config: ServerConfig):
   };
 }
 
-/** The config to PUT, or the problems that stop it. */
-export function configFromDraft(draft: ServerDraft): { config?: ServerConfig; problems: string[] } {
+/** The config to PUT, or the problems that stop it; `stored` is the config being edited, as the daemon sent it. */
+export function configFromDraft(
+  draft: ServerDraft,
+  stored?: ServerConfig,
+): { config?: ServerConfig; problems: string[] } {
   const problems: string[] = [];
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(draft.id)) {
     problems.push('Id: letters, digits, ".", "_" or "-", starting with a letter or digit');
@@ -271,13 +308,13 @@ export function configFromDraft(draft: ServerDraft): { config?: ServerConfig; pr
   }
   const headers = parsePairs(draft.headers, ':');
   problems.push(...headers.problems.map((p) => `Headers: ${p}`));
-  const config: ServerConfig = { transport: draft.transport, url: draft.url.trim() };
+  const config: RemoteServerConfig = { transport: draft.transport, url: draft.url.trim() };
   if (Object.keys(headers.values).length) config.headers = headers.values;
   if (draft.era !== 'auto') config.era = draft.era;
   if (draft.transport !== 'websocket' && draft.auth.enabled) {
     const { auth, problems: found } = settingsFromAuthDraft(draft.auth);
-    problems.push(...found);
     config.auth = auth;
+    problems.push(...found, ...droppedSecrets(config, stored));
   }
   return problems.length ? { problems } : { config, problems };
 }

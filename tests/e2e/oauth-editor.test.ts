@@ -118,7 +118,15 @@ describe('OAuth settings typed into the server editor', USER_FLOW, () => {
     expect(await valueOf('clientSecret')).toEqual({ value: '********', type: 'password' });
     expect(await valueOf('scopes')).toMatchObject({ value: RESOURCE_SCOPE });
     await panel.page.waitForSelector(byTestId('editor-oauth-masked'));
-    await panel.screenshot('server-editor-oauth-masked');
+    await panel.screenshot('server-editor-oauth-masked', { theme: 'dark' });
+    // Another client would not get the stored secret: the editor says so before saving.
+    await field('clientId').fill('someone-else');
+    await panel.page.locator(byTestId('editor-save')).click();
+    await panel.page.waitForSelector(byTestId('editor-problems'));
+    expect(await problems()).toEqual([
+      'Client secret: type it again: the stored one is kept only with the same server address and client id',
+    ]);
+    await field('clientId').fill(MACHINE_CLIENT.clientId);
     await panel.page.locator(byTestId('editor-save')).click();
     await panel.page.waitForSelector(byTestId('server-editor'), { hidden: true });
 

@@ -200,13 +200,45 @@ describe("the editor's OAuth section", () => {
     };
     const draft = draftFromConfig('remote', 'remote', config);
     expect(draft.auth).toMatchObject({ enabled: true, grant: 'token_exchange', scopes: 'mcp:tools' });
-    expect(configFromDraft(draft)).toEqual({ config, problems: [] });
+    expect(configFromDraft(draft, config)).toEqual({ config, problems: [] });
     const jwt = {
       transport: 'sse' as const,
       url: 'http://h/sse',
       auth: { grant: 'jwt_bearer' as const, assertion: '********' },
     };
-    expect(configFromDraft(draftFromConfig('j', 'j', jwt)).config).toEqual(jwt);
+    expect(configFromDraft(draftFromConfig('j', 'j', jwt), jwt).config).toEqual(jwt);
+  });
+
+  it('says which masked secret a save would lose: another server address, client or IdP', () => {
+    const stored: RemoteServerConfig = {
+      transport: 'http',
+      url: 'https://mcp.example.com/mcp',
+      auth: {
+        grant: 'token_exchange',
+        clientId: 'mcp-client',
+        clientSecret: '********',
+        idpUrl: 'https://idp.example.com',
+        idpClientId: 'inspector',
+        idToken: '********',
+      },
+    };
+    const draft = draftFromConfig('remote', 'remote', stored);
+    const problems = (change: Partial<ServerDraft>, auth: Partial<AuthDraft> = {}) =>
+      configFromDraft({ ...draft, ...change, auth: { ...draft.auth, ...auth } }, stored).problems;
+    // Untouched, or only the path or scopes changed: the stored secrets are kept.
+    expect(problems({ url: 'https://mcp.example.com/v2/mcp' }, { scopes: 'more' })).toEqual([]);
+    expect(problems({}, { idpClientId: 'other' })).toEqual([
+      'ID token: type it again: the stored one is kept only with the same server address, client id and IdP',
+    ]);
+    expect(problems({ url: 'https://elsewhere.example.com/mcp' })).toEqual([
+      'Client secret: type it again: the stored one is kept only with the same server address and client id',
+      'ID token: type it again: the stored one is kept only with the same server address, client id and IdP',
+    ]);
+    // Typed again, nothing is lost; a new server has nothing stored to keep.
+    expect(
+      problems({ url: 'https://elsewhere.example.com/mcp' }, { clientSecret: 's', idToken: 'h.p.s' }),
+    ).toEqual([]);
+    expect(configFromDraft(draft).problems).toHaveLength(2);
   });
 
   it('never sends auth to a WebSocket server, which the daemon refuses it for', () => {
