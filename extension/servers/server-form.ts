@@ -176,7 +176,8 @@ export function settingsFromAuthDraft(draft: AuthDraft): { auth: OAuthSettings; 
       if (scopes.length) auth.scopes = scopes;
     } else {
       const value = draft[field].trim();
-      if (!value) continue;
+      // The algorithm is the key's: with the key gone (its field is hidden then), it is not sent.
+      if (!value || (field === 'signingAlgorithm' && !draft.privateKey.trim())) continue;
       const { pattern } = oauthSettingsSchema.properties[field] as { pattern?: string };
       if (pattern && !new RegExp(pattern).test(value)) {
         problems.push(`${AUTH_LABELS[field]} must be ${AUTH_FORMATS[field] ?? 'valid'}`);

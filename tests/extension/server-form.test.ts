@@ -177,6 +177,7 @@ describe("the editor's OAuth section", () => {
       privateKey: pem,
       signingAlgorithm: 'ES256',
     });
+    expect(authOf(remote({ clientId: 'pre', signingAlgorithm: 'ES256' }))).toEqual({ clientId: 'pre' });
     expect(authOf(remote({ clientMetadataUrl: 'https://example.com/client.json' }))).toEqual({
       clientMetadataUrl: 'https://example.com/client.json',
     });
