@@ -66,6 +66,28 @@ export const OAUTH_SECRET_FIELDS = [
   'idToken',
 ] as const;
 
+/** A field of OAUTH_SECRET_FIELDS. */
+export type OAuthSecretField = (typeof OAUTH_SECRET_FIELDS)[number];
+
+/**
+ * Whether a masked secret sent back keeps the stored one, the server's origin being unchanged (which the
+ * caller checks): only for the same client, and what goes to the IdP only for the same IdP and client
+ * there. The daemon applies it to a PUT; the panel's editor warns before a save would drop a secret.
+ */
+export function keepsStoredSecret(
+  field: OAuthSecretField,
+  incoming: OAuthSettings,
+  stored: OAuthSettings,
+): boolean {
+  if (stored.clientId !== incoming.clientId) return false;
+  if (field !== 'idpClientSecret' && field !== 'idToken') return true;
+  return (
+    stored.idpUrl === incoming.idpUrl &&
+    stored.idpTokenEndpoint === incoming.idpTokenEndpoint &&
+    stored.idpClientId === incoming.idpClientId
+  );
+}
+
 /** What a server record says of its OAuth state. Tokens themselves never leave the daemon. */
 export interface ServerAuthInfo {
   /** `authorized`: tokens are stored; `required`: the person must open `authorizationUrl`. */
@@ -121,6 +143,54 @@ export const oauthSettingsSchema = {
     },
   },
 } as const;
+
+/** A setting a grant needs and lacks, named by its `auth` field. */
+export interface OAuthSettingsProblem {
+  field: keyof OAuthSettings;
+  message: string;
+}
+
+/**
+ * What the settings lack for their grant to run: the daemon's check of a PUT and the panel's editor both
+ * ask here. `name` says how a message names another field (`auth.privateKey` by default; a form's label).
+ */
+export function oauthSettingsProblems(
+  auth: OAuthSettings,
+  name: (field: keyof OAuthSettings) => string = (field) => `auth.${field}`,
+): OAuthSettingsProblem[] {
+  const problems: OAuthSettingsProblem[] = [];
+  const need = (field: keyof OAuthSettings, message: string) => {
+    if (!auth[field]) problems.push({ field, message });
+  };
+  if (auth.grant === 'client_credentials') {
+    need('clientId', 'is required for client_credentials');
+    if (!auth.clientSecret && !auth.privateKey) {
+      problems.push({
+        field: 'clientSecret',
+        message: `is required for client_credentials (or ${name('privateKey')} for private_key_jwt)`,
+      });
+    }
+  }
+  if (auth.grant === 'jwt_bearer') need('assertion', 'is required for jwt_bearer: the JWT to present');
+  if (auth.grant === 'token_exchange') {
+    need('clientId', 'is required for token_exchange: the identity assertion grant names it');
+    need('idToken', "is required for token_exchange: the person's ID token from the IdP");
+    need('idpClientId', "is required for token_exchange: the daemon's client id at the IdP");
+    if (!auth.idpUrl && !auth.idpTokenEndpoint) {
+      problems.push({
+        field: 'idpUrl',
+        message: `is required for token_exchange (or ${name('idpTokenEndpoint')})`,
+      });
+    }
+  }
+  if ((auth.clientSecret || auth.privateKey) && !auth.clientId) {
+    problems.push({
+      field: 'clientId',
+      message: `is required with ${name('clientSecret')} or ${name('privateKey')}`,
+    });
+  }
+  return problems;
+}
 
 /** How a sign-in runs: straight through, or pausing before every request to the authorization side. */
 export type AuthTraceMode = 'quick' | 'guided';

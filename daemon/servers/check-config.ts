@@ -1,4 +1,5 @@
 import type { Problem } from '../../shared/errors.ts';
+import { oauthSettingsProblems } from '../../shared/oauth.ts';
 import { serverConfigSchema } from '../../shared/schemas.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
@@ -51,36 +52,5 @@ function oauthProblems(config: ServerConfig): Problem[] {
   if (config.transport === 'websocket') {
     return [{ path: 'auth', message: 'OAuth is for http and sse servers' }];
   }
-  const problems: Problem[] = [];
-  if (config.auth.grant === 'client_credentials') {
-    if (!config.auth.clientId)
-      problems.push({ path: 'auth.clientId', message: 'is required for client_credentials' });
-    if (!config.auth.clientSecret && !config.auth.privateKey) {
-      problems.push({
-        path: 'auth.clientSecret',
-        message: 'is required for client_credentials (or a privateKey for private_key_jwt)',
-      });
-    }
-  }
-  if (config.auth.grant === 'jwt_bearer' && !config.auth.assertion) {
-    problems.push({ path: 'auth.assertion', message: 'is required for jwt_bearer: the JWT to present' });
-  }
-  if (config.auth.grant === 'token_exchange') {
-    const need = (field: keyof typeof config.auth, message: string) => {
-      if (!config.auth?.[field]) problems.push({ path: `auth.${field}`, message });
-    };
-    need('clientId', 'is required for token_exchange: the identity assertion grant names it');
-    need('idToken', "is required for token_exchange: the person's ID token from the IdP");
-    need('idpClientId', "is required for token_exchange: the daemon's client id at the IdP");
-    if (!config.auth.idpUrl && !config.auth.idpTokenEndpoint) {
-      problems.push({
-        path: 'auth.idpUrl',
-        message: 'is required for token_exchange (or auth.idpTokenEndpoint)',
-      });
-    }
-  }
-  if ((config.auth.clientSecret || config.auth.privateKey) && !config.auth.clientId) {
-    problems.push({ path: 'auth.clientId', message: 'is required with a clientSecret or privateKey' });
-  }
-  return problems;
+  return oauthSettingsProblems(config.auth).map(({ field, message }) => ({ path: `auth.${field}`, message }));
 }

@@ -4,7 +4,7 @@
  * and events carry the mask; a PUT that sends the mask back keeps the stored value, but only for the
  * same origin, so an edited URL never receives a credential meant for another host.
  */
-import { OAUTH_SECRET_FIELDS } from '../../shared/oauth.ts';
+import { keepsStoredSecret, OAUTH_SECRET_FIELDS } from '../../shared/oauth.ts';
 import { MASKED_SECRET, type ServerConfig } from '../../shared/servers.ts';
 
 /** Names that say their value is a credential (query parameters, and free-text redaction by name). */
@@ -116,17 +116,11 @@ export function unmaskConfig(incoming: ServerConfig, stored: ServerConfig | unde
   // The stored secrets, for the same origin and client only (and those sent to the IdP, for the same
   // IdP and client there); otherwise they are dropped.
   const storedAuth = sameOrigin && stored && stored.transport !== 'stdio' ? stored.auth : undefined;
-  const sameClient = storedAuth !== undefined && storedAuth.clientId === incoming.auth.clientId;
-  const sameIdp =
-    sameClient &&
-    storedAuth.idpUrl === incoming.auth.idpUrl &&
-    storedAuth.idpTokenEndpoint === incoming.auth.idpTokenEndpoint &&
-    storedAuth.idpClientId === incoming.auth.idpClientId;
   const auth = { ...incoming.auth };
   for (const key of OAUTH_SECRET_FIELDS) {
     if (auth[key] !== MASKED_SECRET) continue;
-    const toIdp = key === 'idpClientSecret' || key === 'idToken';
-    const kept = (toIdp ? sameIdp : sameClient) ? storedAuth?.[key] : undefined;
+    const kept =
+      storedAuth && keepsStoredSecret(key, incoming.auth, storedAuth) ? storedAuth[key] : undefined;
     if (kept) auth[key] = kept;
     else delete auth[key];
   }
