@@ -16,6 +16,13 @@ const problems = new WeakMap<JsonObject, string>();
 /** What the SDK calls a result that breaks the schema, before it says how: said again in the problem. */
 const SDK_PREFIX = /^Invalid result for [^:]+: /;
 
+/**
+ * A result may break the schema in a thousand places: the problem names the first issues and says how
+ * many more there are, and is cut at a length a warning can show.
+ */
+const MAX_ISSUES = 20;
+const MAX_PROBLEM_CHARS = 2_000;
+
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -60,16 +67,22 @@ interface Issue {
  * The SDK's complaint in a line, each issue as `path: message`. A complaint that is not the usual list
  * of issues stays as the SDK wrote it.
  */
-export function describe(message: string): string {
+function describe(message: string): string {
   const detail = message.replace(SDK_PREFIX, '');
   let issues: unknown;
   try {
     issues = JSON.parse(detail);
   } catch {
-    return detail;
+    return cut(detail);
   }
-  if (!Array.isArray(issues) || !issues.length) return detail;
-  return (issues as Issue[]).map((issue) => sayIssue(issue, [])).join('; ');
+  if (!Array.isArray(issues) || !issues.length) return cut(detail);
+  const said = (issues as Issue[]).slice(0, MAX_ISSUES).map((issue) => sayIssue(issue, []));
+  const more = issues.length - said.length;
+  return cut(said.join('; ') + (more > 0 ? `; and ${more} more` : ''));
+}
+
+function cut(text: string): string {
+  return text.length > MAX_PROBLEM_CHARS ? `${text.slice(0, MAX_PROBLEM_CHARS)}…` : text;
 }
 
 function sayIssue(issue: Issue, parent: unknown[]): string {
@@ -84,14 +97,10 @@ function sayIssue(issue: Issue, parent: unknown[]): string {
  * Otherwise the members with the fewest issues speak, one or the other.
  */
 function sayUnion(members: Issue[][], path: unknown[]): string {
-  const kindMiss = (member: Issue[]): Issue | undefined =>
-    member.find((issue) => issue.code === 'invalid_value' && Array.isArray(issue.values));
-  const ofKind = members.filter((member) => !kindMiss(member));
   const misses = members.map(kindMiss);
-  if (
-    !ofKind.length &&
-    misses.every((miss) => miss && where(miss.path ?? []) === where(misses[0]!.path ?? []))
-  ) {
+  const ofKind = members.filter((_, index) => !misses[index]);
+  const missedAt = new Set(misses.map((miss) => miss && where(miss.path ?? [])));
+  if (!ofKind.length && missedAt.size === 1) {
     const kinds = misses.flatMap((miss) => miss!.values!.map((value) => JSON.stringify(value)));
     return `${where([...path, ...(misses[0]!.path ?? [])])}: expected one of ${kinds.join(', ')}`;
   }
@@ -101,6 +110,11 @@ function sayUnion(members: Issue[][], path: unknown[]): string {
     .filter((member) => member.length === fewest)
     .map((member) => member.map((issue) => sayIssue(issue, path)).join('; '))
     .join(', or ');
+}
+
+/** The issue of a union member whose kind the value is not: its literal (`type: "text"`) did not match. */
+function kindMiss(member: Issue[]): Issue | undefined {
+  return member.find((issue) => issue.code === 'invalid_value' && Array.isArray(issue.values));
 }
 
 /** A JSON path as the problem names it: `content.1.type`, or `(result)` for the result itself. */

@@ -81,6 +81,17 @@ describe('results that break the 2026-07-28 schema', () => {
     );
   });
 
+  it('names the first 20 issues of a result broken in many places, and how many more', async () => {
+    const sent = { content: Array.from({ length: 30 }, () => ({ type: 'text' })) };
+    const response = await callBroken('modern', sent);
+    expect(response.status).toBe(200);
+    expect(response.body.result).toEqual(sent);
+    const issues = (response.body.resultProblem as string).split('; ');
+    expect(issues).toHaveLength(21);
+    expect(issues[19]).toBe('content.19.text: Invalid input: expected string, received undefined');
+    expect(issues[20]).toBe('and 10 more');
+  });
+
   it('passes resources/read and prompts/get results on the same way, with the same field', async () => {
     const read = await d.api('POST', '/api/mcp/resources/read', {
       serverId: 'modern',
