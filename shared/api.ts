@@ -24,7 +24,7 @@ export interface ListPage {
 /** `POST /tools/list`, `/resources/list`, `/resources/templates/list` and `/prompts/list`. */
 export interface ListRequest extends ServerRequest, ListPageOptions {}
 
-export interface ToolsListResponse {
+export interface ToolsListResponse extends ResultProblem {
   tools: Array<{ name: string; inputSchema: JsonObject; outputSchema?: JsonObject; _meta?: JsonObject }>;
   /** Tool name → that tool's cached `_meta`. */
   toolsMetadata: Record<string, JsonObject>;
@@ -97,7 +97,16 @@ export interface CancelRequest {
   executionId: string;
 }
 
-export interface ExecutionCompleted {
+/**
+ * Beside a server's result that breaks the MCP 2026-07-28 schema, which the daemon passes on as the
+ * server sent it (`resultType` included): what the MCP SDK's check of the result found wrong, each issue
+ * as `path: message`. Absent for a well-formed result, and at 2025-11-25, where results are not checked.
+ */
+export interface ResultProblem {
+  resultProblem?: string;
+}
+
+export interface ExecutionCompleted extends ResultProblem {
   status: 'completed';
   executionId: string;
   /** The MCP call-tool result, passed through unvalidated. */
@@ -178,7 +187,7 @@ export interface CompleteRequest {
 }
 
 /** The server's `completion/complete` result, passed through: `completion.values` are the suggestions. */
-export interface CompleteResponse {
+export interface CompleteResponse extends ResultProblem {
   completion: { values: string[]; total?: number; hasMore?: boolean };
   [extra: string]: unknown;
 }

@@ -18,6 +18,7 @@ import type {
   PingResponse,
   PromptGetRequest,
   ResourceReadRequest,
+  ResultProblem,
   RespondRequest,
   ServerRequest,
   TaskRequest,
@@ -52,10 +53,12 @@ export interface ActiveExecutionResponse {
  * (MCP's Resource, ResourceTemplate or Prompt when it follows the spec) and other fields of its result stay.
  * Asked for one page (ListPageOptions), that page as it came, with the server's `nextCursor` if any.
  */
-export type ListAnswer<Key extends string> = { [K in Key]: JsonObject[] } & { [extra: string]: unknown };
+export type ListAnswer<Key extends string> = { [K in Key]: JsonObject[] } & ResultProblem & {
+    [extra: string]: unknown;
+  };
 
 /** `resources/read` or `prompts/get`: the server's result as it came. */
-export interface ContentResponse {
+export interface ContentResponse extends ResultProblem {
   content: JsonObject;
 }
 

@@ -14,6 +14,12 @@ export interface LogicalCall {
   readonly id: string;
   readonly method: string;
   rounds: number;
+  /**
+   * On a 2026-07-28 connection, the result of the call's latest response as the server sent it: the
+   * SDK checks each result against the revision's schema and keeps only its complaint when it fails,
+   * where the inspector shows the result anyway (server-connection.ts). Left unset at 2025-11-25.
+   */
+  sentResult: unknown;
 }
 
 const calls = new AsyncLocalStorage<LogicalCall>();
@@ -21,9 +27,9 @@ const calls = new AsyncLocalStorage<LogicalCall>();
 const PREFIX = randomBytes(3).toString('hex');
 let lastCall = 0;
 
-/** Runs `send` as one logical call of `method`: the rounds its requests of that method make are counted. */
-export function inLogicalCall<T>(method: string, send: () => T): T {
-  return calls.run({ id: `${PREFIX}-${++lastCall}`, method, rounds: 0 }, send);
+/** A new logical call of `method`: run the requests it makes with `withinCall`, which counts their rounds. */
+export function logicalCall(method: string): LogicalCall {
+  return { id: `${PREFIX}-${++lastCall}`, method, rounds: 0, sentResult: undefined };
 }
 
 /** The logical call the code runs for, if any. */

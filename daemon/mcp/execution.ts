@@ -3,6 +3,7 @@ import type { ElicitResult, RequestOptions } from '@modelcontextprotocol/client'
 import type {
   ElicitationRequired,
   ElicitationResponse,
+  ExecutionCompleted,
   ExecutionOutcome,
   InputRequestKind,
   JsonObject,
@@ -15,6 +16,7 @@ import { DaemonError, UpstreamError } from '../errors.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
 import { createdTaskOf, endOf, needsTasksExtension } from './modern-tasks.ts';
+import { resultProblemOf } from './result-problem.ts';
 import type { ServerConnection } from './server-connection.ts';
 import {
   MAX_URL_ELICITATION_ROUNDS,
@@ -58,6 +60,14 @@ class Cancelled extends Error {}
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 const taskKey = (serverId: string, taskId: string): string => `${serverId}\n${taskId}`;
+
+/**
+ * A call ended with the server's result: with its `resultProblem` when the result breaks the 2026-07-28
+ * schema and is passed on as sent (result-problem.ts).
+ */
+function completed(executionId: string, result: JsonObject, taskId?: string): ExecutionCompleted {
+  return { status: 'completed', executionId, ...(taskId && { taskId }), result, ...resultProblemOf(result) };
+}
 
 /** A request to run as a task that this tool or server cannot honour: the request does not fit. */
 function taskRefused(message: string): DaemonError {
@@ -213,7 +223,7 @@ export class ExecutionManager {
             const result = await this.withUrlElicitations(execution, () =>
               connection.callTool(toolName, parameters, options),
             );
-            return { status: 'completed', executionId: execution.id, result };
+            return completed(execution.id, result);
           } catch (error) {
             // A modern server says the tool must run as a task (-32021): it runs as one, waited for.
             const mustBeTask =
@@ -260,7 +270,7 @@ export class ExecutionManager {
     options: RequestOptions,
   ): Promise<ExecutionOutcome> | ExecutionOutcome {
     const raw = createdTaskOf(answer);
-    if (!raw) return { status: 'completed', executionId: execution.id, result: answer };
+    if (!raw) return completed(execution.id, answer);
     const created = connection.modernTasks.remember(raw);
     this.nameTask(connection, created.taskId, toolName);
     if (task) return { status: 'task_created', executionId: execution.id, task: created };
@@ -277,7 +287,7 @@ export class ExecutionManager {
     if (TERMINAL.has(task.status)) {
       // A modern task inlines its result (or error) in what tasks/get answered.
       const result = connection.isModern ? endOf(task) : await connection.getTaskResult(taskId);
-      return { status: 'completed', executionId: randomUUID(), taskId, result: result as JsonObject };
+      return completed(randomUUID(), result as JsonObject, taskId);
     }
     const toolName = this.taskTools.get(taskKey(connection.id, taskId)) ?? 'tasks/result';
     return this.run(
@@ -315,7 +325,7 @@ export class ExecutionManager {
       ? await connection.modernTasks.result(taskId, options, () => execution.armTimer())
       : await connection.getTaskResult(taskId, options);
     execution.abort.signal.removeEventListener('abort', onAbort);
-    return { status: 'completed', executionId: execution.id, taskId, result: result as JsonObject };
+    return completed(execution.id, result as JsonObject, taskId);
   }
 
   /**

@@ -13,12 +13,13 @@ import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/
 import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
 import { McpError, UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
-import { inLogicalCall } from '../logs/logical-call.ts';
+import { logicalCall, withinCall } from '../logs/logical-call.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
 import { ResourceSubscriptions } from './listen.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
+import { passBrokenResult, resultProblemOf } from './result-problem.ts';
 import { HandshakeCapture } from './handshake.ts';
 import { allowTaskMethods, type InputRequest, ModernTasks, TASKS_EXTENSION_ID } from './modern-tasks.ts';
 import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
@@ -446,14 +447,23 @@ export class ServerConnection {
     return { roots: this.roots.map((root) => ({ ...root })) };
   }
 
-  /** One page of a list as the server sent it, `nextCursor` included; the first without a cursor. */
+  /**
+   * One page of a list as the server sent it, `nextCursor` included; the first without a cursor. A page
+   * that breaks the 2026-07-28 schema has its `resultProblem` among the rest.
+   */
   async listPage(method: string, key: string, cursor?: string): Promise<{ items: Raw[]; rest: Raw }> {
-    const { [key]: items, ...rest } = await this.request(method, cursor === undefined ? {} : { cursor });
-    return { items: Array.isArray(items) ? (items as Raw[]) : [], rest };
+    const page = await this.request(method, cursor === undefined ? {} : { cursor });
+    const { [key]: items, ...rest } = page;
+    return {
+      items: Array.isArray(items) ? (items as Raw[]) : [],
+      rest: Object.assign(rest, resultProblemOf(page)),
+    };
   }
 
+  /** Every page of a list joined; the `resultProblem` of each page that breaks the schema, joined too. */
   async listAll(method: string, key: string): Promise<{ items: Raw[]; rest: Raw }> {
     const items: Raw[] = [];
+    const problems: string[] = [];
     let rest: Raw;
     let cursor: string | undefined;
     const seen = new Set<string>();
@@ -461,28 +471,39 @@ export class ServerConnection {
       const page = await this.request(method, cursor ? { cursor } : {});
       const { [key]: pageItems, nextCursor, ...others } = page;
       if (Array.isArray(pageItems)) items.push(...(pageItems as Raw[]));
+      const resultProblem = resultProblemOf(page)?.resultProblem;
+      if (resultProblem) problems.push(seen.size ? `page ${seen.size + 1}: ${resultProblem}` : resultProblem);
       rest = others;
       cursor = typeof nextCursor === 'string' && !seen.has(nextCursor) ? nextCursor : undefined;
       if (cursor) seen.add(cursor);
     } while (cursor);
-    return { items, rest };
+    return { items, rest: problems.length ? { ...rest, resultProblem: problems.join('; ') } : rest };
   }
 
+  /**
+   * One request, answered with the server's result. A 2026-07-28 result that breaks the revision's
+   * schema is passed on as the server sent it, with the SDK's complaint (result-problem.ts).
+   */
   async request(method: string, params: JsonObject, options?: RequestOptions): Promise<Raw> {
-    return this.withClient(
-      // One logical call: the log groups the rounds of an `input_required` answer (logical-call.ts).
-      (client) =>
-        inLogicalCall(
-          method,
-          () =>
-            client.request(
-              { method, params: this.withLogLevel(params) },
-              sdk().ANY_RESULT,
-              options,
-            ) as Promise<Raw>,
-        ),
-      options,
-    );
+    // One logical call: the log groups the rounds of an `input_required` answer (logical-call.ts).
+    const call = logicalCall(method);
+    try {
+      return await this.withClient(
+        (client) =>
+          withinCall(
+            call,
+            () =>
+              client.request(
+                { method, params: this.withLogLevel(params) },
+                sdk().ANY_RESULT,
+                options,
+              ) as Promise<Raw>,
+          ),
+        options,
+      );
+    } catch (error) {
+      return passBrokenResult(call, error);
+    }
   }
 
   /** On a modern connection with a log level chosen: the request's params with it in `_meta`, unless the caller set one. */

@@ -5,6 +5,7 @@ import { listRequestSchema, promptGetRequestSchema } from '../../shared/schemas.
 import { DaemonError, isMcpError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
+import { resultProblemOf } from '../mcp/result-problem.ts';
 import type { ServerConnection } from '../mcp/server-connection.ts';
 import { listPageOf } from './list-page.ts';
 
@@ -31,7 +32,8 @@ export async function getPrompt(
   const params: Record<string, unknown> = { name };
   if (args) params.arguments = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]));
   try {
-    return { content: await connection.request('prompts/get', params) };
+    const content = await connection.request('prompts/get', params);
+    return { content, ...resultProblemOf(content) };
   } catch (error) {
     // Servers answer an unknown name with "invalid params"; say 404 when the list confirms it.
     if (isMcpError(error) && error.code === INVALID_PARAMS) {

@@ -4,6 +4,7 @@ import type { ListPage, ListRequest, ResourceReadRequest } from '../../shared/ap
 import { listRequestSchema, resourceReadRequestSchema } from '../../shared/schemas.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
+import { resultProblemOf } from '../mcp/result-problem.ts';
 import type { ServerConnection } from '../mcp/server-connection.ts';
 import { listPageOf } from './list-page.ts';
 
@@ -34,7 +35,8 @@ export async function readResource(
   connection: ServerConnection,
   uri: string,
 ): Promise<Answer<'POST /resources/read'>> {
-  return { content: await connection.request('resources/read', { uri }) };
+  const content = await connection.request('resources/read', { uri });
+  return { content, ...resultProblemOf(content) };
 }
 
 export function resourcesRouter(manager: ClientManager): Router {

@@ -8,6 +8,7 @@ import {
 } from '../../shared/schemas.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
+import { resultProblemOf } from '../mcp/result-problem.ts';
 
 /**
  * Client features of MCP beyond tools, resources and prompts: `ping` with its round trip,
@@ -46,11 +47,11 @@ export function serverFeaturesRouter(manager: ClientManager): Router {
 
   router.post('/completions/complete', async (req, res) => {
     const { serverId, ...params } = validate<CompleteRequest>(completeRequestSchema, req.body);
-    // Passed through as the server sent it.
+    // Passed through as the server sent it, with what breaks the 2026-07-28 schema in it, if anything.
     const result = (await manager.get(serverId).request('completion/complete', {
       ...params,
     })) as Answer<'POST /completions/complete'>;
-    res.json(result);
+    res.json({ ...result, ...resultProblemOf(result) });
   });
 
   return router;

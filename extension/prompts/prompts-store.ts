@@ -13,6 +13,8 @@ export interface PromptRun {
   loading: boolean;
   /** The MCP get-prompt result: `{ description?, messages }`. */
   result?: JsonObject;
+  /** What breaks the 2026-07-28 schema in the result, which the daemon passed on as sent. */
+  resultProblem?: string;
   error?: string;
 }
 
@@ -113,8 +115,8 @@ export const usePromptsStore = defineStore('prompts', () => {
     const args = promptArgs(currentValues.value);
     const body: PromptGetRequest = { serverId: id, name: prompt.name, ...(args && { args }) };
     try {
-      const { content } = await requireClient().getPrompt(body);
-      Object.assign(target, { loading: false, result: content });
+      const { content, resultProblem } = await requireClient().getPrompt(body);
+      Object.assign(target, { loading: false, result: content, resultProblem });
     } catch (error) {
       Object.assign(target, { loading: false, error: describeError(error) });
     }

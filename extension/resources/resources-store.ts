@@ -13,6 +13,8 @@ export interface ResourceRead {
   loading: boolean;
   /** The MCP `resources/read` result: `{ contents, _meta? }`. */
   result?: JsonObject;
+  /** What breaks the 2026-07-28 schema in the result, which the daemon passed on as sent. */
+  resultProblem?: string;
   error?: string;
   readAt?: number;
 }
@@ -145,14 +147,21 @@ export const useResourcesStore = defineStore('resources', () => {
     const entry = reads.value[uri]!;
     entry.loading = true;
     try {
-      const { content } = await requireClient().readResource(id, uri);
+      const { content, resultProblem } = await requireClient().readResource(id, uri);
       if (readTickets.get(uri) !== ticket || serverId.value !== id) return;
-      Object.assign(entry, { loading: false, result: content, error: undefined, readAt: Date.now() });
+      Object.assign(entry, {
+        loading: false,
+        result: content,
+        resultProblem,
+        error: undefined,
+        readAt: Date.now(),
+      });
     } catch (error) {
       if (readTickets.get(uri) !== ticket || serverId.value !== id) return;
       Object.assign(entry, {
         loading: false,
         result: undefined,
+        resultProblem: undefined,
         error: describeError(error),
         readAt: Date.now(),
       });

@@ -20,6 +20,8 @@ export interface Run {
   executionId?: string;
   elicitation?: ElicitationRequired;
   result?: JsonObject;
+  /** What breaks the 2026-07-28 schema in the result, which the daemon passed on as sent. */
+  resultProblem?: string;
   error?: string;
   /** The latest progress notification of this call, from the live channel. */
   progress?: { progress: number; total?: number; message?: string };
@@ -56,6 +58,7 @@ export function settleRun(target: Run, outcome: ExecutionOutcome): void {
   } else if (outcome.status === 'completed') {
     target.state = 'completed';
     target.result = outcome.result;
+    target.resultProblem = outcome.resultProblem;
   } else {
     target.state = 'cancelled';
   }

@@ -153,6 +153,22 @@ describe('ResultView', () => {
     expect(view({ content: [] }).find('[data-testid="result-meta"]').exists()).toBe(false);
   });
 
+  it('warns above the result when it breaks the 2026-07-28 schema, with the problem as text', () => {
+    const result = { content: [{ type: 'hologram' }] };
+    const resultProblem = 'content.0.type: expected one of "text", "image" <b>not bold</b>';
+    const wrapper = mount(ResultView, { props: { result, resultProblem } });
+    const warning = wrapper.get('[data-testid="result-problem"]');
+    expect(warning.attributes('role')).toBe('alert');
+    expect(warning.text()).toBe(`The server's result breaks the 2026-07-28 schema: ${resultProblem}`);
+    expect(warning.find('b').exists()).toBe(false);
+    // Above the result's content, which is still shown.
+    const block = wrapper.get('[data-testid="content-unknown-note"]');
+    expect(
+      warning.element.compareDocumentPosition(block.element) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy();
+    expect(view(result).find('[data-testid="result-problem"]').exists()).toBe(false);
+  });
+
   it('copies the raw result as JSON', async () => {
     const result = { content: [{ type: 'text', text: 'hi' }], structuredContent: { n: 1 } };
     const wrapper = view(result);

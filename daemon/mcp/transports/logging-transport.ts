@@ -45,6 +45,21 @@ const INVALID_REQUEST = -32600;
 
 const TOO_DEEP_TEXT = `nests objects and arrays more than ${MAX_MESSAGE_DEPTH} levels deep, more than the daemon passes on`;
 
+/**
+ * The JSON type of a response's `result` that is not an object. The SDK would not take such a response
+ * for one at all, and the request would wait for its time-out: it is answered with an error instead.
+ */
+function nonObjectResult(message: JSONRPCMessage): string | undefined {
+  if (!('result' in message) || 'method' in message) return undefined;
+  const type = jsonType(message.result);
+  return type === 'object' ? undefined : type;
+}
+
+/** The JSON type of a value, as an error names it. */
+function jsonType(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
 /** What the log shows instead of a message too deep to serialise: its envelope and why the rest is gone. */
 export function tooDeepPlaceholder(message: JSONRPCMessage): JSONRPCMessage {
   const envelope: Record<string, unknown> = { jsonrpc: '2.0' };
@@ -158,7 +173,6 @@ export class LoggingTransport implements Transport {
    * reaches it held in a complete result (modern-tasks.ts).
    */
   private completeResult(message: JSONRPCMessage): JSONRPCMessage {
-    if (!this.protocolVersion || this.protocolVersion < MODERN_PROTOCOL_VERSION) return message;
     if (!('result' in message) || 'method' in message) return message;
     const result = message.result as unknown;
     if (typeof result !== 'object' || result === null || Array.isArray(result)) return message;
@@ -176,7 +190,28 @@ export class LoggingTransport implements Transport {
       return;
     }
     this.log('receive', message, context);
+    const nonObject = nonObjectResult(message);
+    if (nonObject) {
+      const text = `The server's result is ${nonObject === 'null' ? 'null' : `a JSON ${nonObject}`}, not an object as every MCP result is; the log shows what it sent`;
+      const { id } = message as { id?: RequestId };
+      this.answerInstead(id, round, text, { reason: 'result-not-an-object', type: nonObject });
+      return;
+    }
     this.deliver(message, extra, round);
+  }
+
+  /** An error response in place of the server's response to a request: the call fails, saying why. */
+  private answerInstead(
+    id: RequestId | undefined,
+    round: Round | undefined,
+    text: string,
+    data: unknown,
+  ): void {
+    this.deliver(
+      { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: text, data } },
+      undefined,
+      round,
+    );
   }
 
   /**
@@ -187,19 +222,7 @@ export class LoggingTransport implements Transport {
     const isRequest = 'method' in message && 'id' in message;
     const isResponse = 'id' in message && !('method' in message);
     if (isResponse) {
-      this.deliver(
-        {
-          jsonrpc: '2.0',
-          id: message.id,
-          error: {
-            code: INTERNAL_ERROR,
-            message: `The server's response ${TOO_DEEP_TEXT}`,
-            data: TOO_DEEP_DATA,
-          },
-        },
-        undefined,
-        round,
-      );
+      this.answerInstead(message.id, round, `The server's response ${TOO_DEEP_TEXT}`, TOO_DEEP_DATA);
     } else if (isRequest) {
       const answer: JSONRPCMessage = {
         jsonrpc: '2.0',
@@ -211,8 +234,17 @@ export class LoggingTransport implements Transport {
     }
   }
 
+  /** Whether the connection speaks the modern era: protocol versions compare as dates. */
+  private get isModern(): boolean {
+    return this.protocolVersion !== undefined && this.protocolVersion >= MODERN_PROTOCOL_VERSION;
+  }
+
   private deliver(message: JSONRPCMessage, extra?: MessageExtraInfo, round?: Round): void {
-    message = this.completeResult(message);
+    if (this.isModern) {
+      // What the server sent, kept before the SDK checks it against the 2026-07-28 schema (logical-call.ts).
+      if (round) round.call.sentResult = 'result' in message ? message.result : undefined;
+      message = this.completeResult(message);
+    }
     // The SDK handles notifications a microtask later but responses at once, and a response drops its
     // request's progress handler: a final progress read in the same chunk as the result would be lost
     // (typescript-sdk#2580). Handing responses over a microtask later keeps the server's order. A
