@@ -4,41 +4,16 @@
  * takes only its tokens. A user types the client in, saves, and the server connects with no sign-in page;
  * editing it again shows the secret masked, and saving that keeps the stored secret.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestDaemon } from '../daemon/helpers.ts';
-import {
-  type AuthorizationServer,
-  MACHINE_CLIENT,
-  RESOURCE_SCOPE,
-} from '../fixtures/authorization-server.ts';
-import { type ProtectedServer, startProtectedPair } from '../fixtures/oauth-protected-server.ts';
-import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
-import { startDaemonForExtension } from './support/daemon.ts';
+import { describe, expect, it } from 'vitest';
+import { MACHINE_CLIENT, RESOURCE_SCOPE } from '../fixtures/authorization-server.ts';
+import { stepKinds, useOAuthParts } from './support/oauth-parts.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
-const kinds = (steps: Array<{ kind: string }>) => steps.map((step) => step.kind);
-
 describe('OAuth settings typed into the server editor', USER_FLOW, () => {
-  let ext: ExtensionBrowser;
-  let daemon: TestDaemon;
-  let as: AuthorizationServer;
-  let mcp: ProtectedServer;
+  const parts = useOAuthParts();
   let panel: PanelPage;
-
-  beforeAll(async () => {
-    ext = await launchWithTestExtension();
-    daemon = await startDaemonForExtension();
-    ({ as, mcp } = await startProtectedPair(() => daemon.url));
-  });
-
-  afterAll(async () => {
-    await ext?.browser.close();
-    await daemon?.close();
-    await mcp?.close();
-    await as?.close();
-  });
 
   const field = (name: string) => panel.page.locator(byTestId(`editor-oauth-${name}`));
   const valueOf = (name: string) =>
@@ -50,12 +25,16 @@ describe('OAuth settings typed into the server editor', USER_FLOW, () => {
     panel.page.$$eval(`${byTestId('editor-problems')} li`, (items) => items.map((li) => li.textContent));
 
   it('connects a server with a pre-registered client by client credentials, no sign-in page', async () => {
-    panel = await PanelPage.openPaired(ext.browser, ext.pageUrl('devtools-panel.html'), daemon);
+    panel = await PanelPage.openPaired(
+      parts.ext.browser,
+      parts.ext.pageUrl('devtools-panel.html'),
+      parts.daemon,
+    );
     expect(await panel.waitForLive()).toBe('live');
     await panel.page.locator(byTestId('server-add')).click();
     await panel.page.locator(byTestId('editor-mode-http')).click();
     await panel.page.locator(byTestId('editor-id')).fill('machine');
-    await panel.page.locator(byTestId('editor-url')).fill(mcp.url);
+    await panel.page.locator(byTestId('editor-url')).fill(parts.mcp.url);
     // Off, the section shows only its switch; on, the grant's fields.
     expect(await panel.page.$(byTestId('editor-oauth-grant'))).toBeNull();
     await field('enabled').click();
@@ -88,23 +67,23 @@ describe('OAuth settings typed into the server editor', USER_FLOW, () => {
     await panel.page.locator(byTestId('editor-save')).click();
     await panel.page.waitForSelector(byTestId('server-editor'), { hidden: true });
 
-    const stored = await daemon.api('GET', '/api/mcp/servers/machine');
+    const stored = await parts.daemon.api('GET', '/api/mcp/servers/machine');
     expect(stored.body.config.auth).toEqual({
       grant: 'client_credentials',
       clientId: MACHINE_CLIENT.clientId,
       clientSecret: '********',
       scopes: [RESOURCE_SCOPE],
     });
-    const interactions = as.interactions;
+    const interactions = parts.as.interactions;
     await panel.servers.connect('machine');
     await panel.openTab('auth');
     const steps = await panel.auth.waitForStep('client-credentials', 'ok');
-    expect(kinds(steps)).toEqual(
+    expect(stepKinds(steps)).toEqual(
       expect.arrayContaining(['challenge', 'resource-metadata', 'server-metadata']),
     );
-    expect(kinds(steps)).not.toContain('authorization');
+    expect(stepKinds(steps)).not.toContain('authorization');
     expect(await panel.auth.state()).toContain(RESOURCE_SCOPE);
-    expect(as.interactions).toBe(interactions);
+    expect(parts.as.interactions).toBe(interactions);
     await panel.screenshot('server-editor-oauth-connected');
   });
 

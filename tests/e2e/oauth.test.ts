@@ -4,45 +4,31 @@
  * SDK's bearer auth. The sign-in page opens in a real tab, which ends on the daemon's callback page.
  */
 import type { Page } from 'puppeteer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestDaemon } from '../daemon/helpers.ts';
-import { type AuthorizationServer, RESOURCE_SCOPE } from '../fixtures/authorization-server.ts';
-import { type ProtectedServer, startProtectedPair } from '../fixtures/oauth-protected-server.ts';
-import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
-import { startDaemonForExtension } from './support/daemon.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCE_SCOPE } from '../fixtures/authorization-server.ts';
+import { stepKinds, useOAuthParts } from './support/oauth-parts.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
-const kinds = (steps: Array<{ kind: string }>) => steps.map((step) => step.kind);
-
 describe('signing in to an OAuth server from the panel, with the auth debugger', USER_FLOW, () => {
-  let ext: ExtensionBrowser;
-  let daemon: TestDaemon;
-  let as: AuthorizationServer;
-  let mcp: ProtectedServer;
+  const parts = useOAuthParts();
   let panel: PanelPage;
 
   beforeAll(async () => {
-    ext = await launchWithTestExtension();
-    daemon = await startDaemonForExtension();
-    ({ as, mcp } = await startProtectedPair(() => daemon.url));
-    const put = await daemon.api('PUT', '/api/mcp/servers/protected', {
+    const put = await parts.daemon.api('PUT', '/api/mcp/servers/protected', {
       name: 'protected',
-      config: { transport: 'http', url: mcp.url, auth: {} },
+      config: { transport: 'http', url: parts.mcp.url, auth: {} },
     });
     expect(put.status).toBe(201);
   });
 
-  afterAll(async () => {
-    await ext?.browser.close();
-    await daemon?.close();
-    await mcp?.close();
-    await as?.close();
-  });
-
   it('shows each step up to the sign-in page, which a tab passes, and the server connects', async () => {
-    panel = await PanelPage.openPaired(ext.browser, ext.pageUrl('devtools-panel.html'), daemon);
+    panel = await PanelPage.openPaired(
+      parts.ext.browser,
+      parts.ext.pageUrl('devtools-panel.html'),
+      parts.daemon,
+    );
     expect(await panel.waitForLive()).toBe('live');
     // Selecting the server lists its tools, which connects: the server answers 401.
     await panel.servers.select('protected');
@@ -50,17 +36,17 @@ describe('signing in to an OAuth server from the panel, with the auth debugger',
     await panel.page.locator(byTestId('server-failure-auth')).click();
     await panel.waitForTab('auth');
     const asked = await panel.auth.waitForStep('authorization', 'ok');
-    expect(kinds(asked)).toEqual(
+    expect(stepKinds(asked)).toEqual(
       expect.arrayContaining(['challenge', 'resource-metadata', 'server-metadata', 'registration']),
     );
     const challenge = asked.find((step) => step.kind === 'challenge');
     expect(challenge?.text).toContain('401');
     const signIn = await panel.auth.signInUrl();
-    expect(signIn.startsWith(`${as.issuer}/`)).toBe(true);
+    expect(signIn.startsWith(`${parts.as.issuer}/`)).toBe(true);
     await panel.screenshot('auth-debugger-sign-in');
 
     const opened = new Promise<Page>((resolve) => {
-      ext.browser.on('targetcreated', async (target) => {
+      parts.ext.browser.on('targetcreated', async (target) => {
         const page = target.type() === 'page' ? await target.page() : null;
         if (page) resolve(page);
       });
@@ -68,13 +54,13 @@ describe('signing in to an OAuth server from the panel, with the auth debugger',
     await panel.auth.openSignInPage();
     const tab = await opened;
     const outcome = await tab.waitForSelector('h1[data-outcome]', { timeout: 30_000 });
-    expect(tab.url().startsWith(`${daemon.url}/oauth/callback?`)).toBe(true);
+    expect(tab.url().startsWith(`${parts.daemon.url}/oauth/callback?`)).toBe(true);
     expect(await outcome!.evaluate((el) => el.textContent)).toBe('Signed in to protected');
     await tab.close();
 
     await panel.page.bringToFront();
     const done = await panel.auth.waitForStep('outcome', 'ok');
-    expect(kinds(done)).toEqual(expect.arrayContaining(['callback', 'token']));
+    expect(stepKinds(done)).toEqual(expect.arrayContaining(['callback', 'token']));
     const token = done.find((step) => step.kind === 'token');
     expect(token?.outcome).toBe('ok');
     await panel.page.waitForFunction(
@@ -106,11 +92,11 @@ describe('signing in to an OAuth server from the panel, with the auth debugger',
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const steps = await panel.auth.steps();
-    expect(kinds(steps)).toContain('authorization');
+    expect(stepKinds(steps)).toContain('authorization');
     // Discovery of the protected resource and of its authorization server, each held once (the client
     // registered at the first sign-in, so no registration this time).
     expect(presses).toBeGreaterThanOrEqual(2);
-    expect(kinds(steps)).not.toContain('registration');
+    expect(stepKinds(steps)).not.toContain('registration');
     expect(steps.filter((step) => step.outcome === 'waiting')).toEqual([]);
   });
 });
