@@ -52,43 +52,27 @@ export const OAUTH_GRANTS: readonly OAuthGrant[] = [
   'token_exchange',
 ];
 
+/** How the daemon's client is known to the authorization server, under every grant. */
+const CLIENT_FIELDS = ['clientId', 'clientSecret', 'privateKey', 'signingAlgorithm'] as const;
+/** What every grant ends with: the scopes asked for and sender-constrained tokens. */
+const TOKEN_FIELDS = ['scopes', 'dpop'] as const;
+
 /**
  * The settings each grant uses, in the editor's order; a field of another grant is not sent. A client
  * metadata URL stands in for a client id, so it is offered only where the client id may be left out.
  */
 export const GRANT_FIELDS: Record<OAuthGrant, readonly AuthField[]> = {
-  authorization_code: [
-    'clientId',
-    'clientSecret',
-    'privateKey',
-    'signingAlgorithm',
-    'clientMetadataUrl',
-    'scopes',
-    'dpop',
-  ],
-  client_credentials: ['clientId', 'clientSecret', 'privateKey', 'signingAlgorithm', 'scopes', 'dpop'],
-  jwt_bearer: [
-    'assertion',
-    'clientId',
-    'clientSecret',
-    'privateKey',
-    'signingAlgorithm',
-    'clientMetadataUrl',
-    'scopes',
-    'dpop',
-  ],
+  authorization_code: [...CLIENT_FIELDS, 'clientMetadataUrl', ...TOKEN_FIELDS],
+  client_credentials: [...CLIENT_FIELDS, ...TOKEN_FIELDS],
+  jwt_bearer: ['assertion', ...CLIENT_FIELDS, 'clientMetadataUrl', ...TOKEN_FIELDS],
   token_exchange: [
     'idpUrl',
     'idpTokenEndpoint',
     'idpClientId',
     'idpClientSecret',
     'idToken',
-    'clientId',
-    'clientSecret',
-    'privateKey',
-    'signingAlgorithm',
-    'scopes',
-    'dpop',
+    ...CLIENT_FIELDS,
+    ...TOKEN_FIELDS,
   ],
 };
 
