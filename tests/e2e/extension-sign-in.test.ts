@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HTTPRequest, Page } from 'puppeteer';
+import {
+  type AuthorizationServer,
+  registerPublicClient,
+  startAuthorizationServer,
+} from '../fixtures/authorization-server.ts';
+import { startUserBackend, type UserBackend } from '../fixtures/user-backend.ts';
+import { freePort, type TestDaemon } from '../daemon/helpers.ts';
+import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
+import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
+import { byTestId, saveScreenshot, waitForText } from './support/pages/dom.ts';
+import { PanelPage } from './support/pages/panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
+
+interface StoredSession {
+  accessToken: string;
+  expiresAt: number;
+  user: { sub: string; name?: string; email?: string };
+  refresh?: { tokenEndpoint: string; clientId: string; refreshToken: string };
+  daemonUrl?: string;
+}
+
+/** What the extension keeps in `browser.storage.local` under `key`. */
+async function stored<T>(page: Page, key: string): Promise<T | undefined> {
+  const items = await page.evaluate(
+    (name) =>
+      (
+        globalThis as unknown as {
+          chrome: { storage: { local: { get(key: string): Promise<Record<string, unknown>> } } };
+        }
+      ).chrome.storage.local.get(name),
+    key,
+  );
+  return items[key] as T | undefined;
+}
+
+// SPEC part 5 in the extension: the options page signs a user in to a shared daemon through the browser's
+// sign-in window (identity.launchWebAuthFlow) and a real OpenID provider (oidc-provider; its login and
+// consent are answered by the fixture); the panel then calls the daemon with the user's token.
+describe('user sign-in in the extension', USER_FLOW, () => {
+  let provider: AuthorizationServer;
+  let backend: UserBackend;
+  let daemon: TestDaemon;
+  let ext: ExtensionBrowser;
+  let options: PanelPage;
+  let panel: PanelPage;
+  let clientId: string;
+  let redirectUri: string;
+  /** Every request the panel sent to the daemon, to prove the refresh token never went there. */
+  const toDaemon: HTTPRequest[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    ext = await launchWithTestExtension();
+    provider = await startAuthorizationServer({
+      resource: () => `http://127.0.0.1:${port}/`,
+      redirectUris: () => ['http://127.0.0.1/unused'],
+      accessTokenTtl: () => 3600,
+      corsOrigins: () => [`chrome-extension://${ext.extensionId}`],
+      pages: true,
+    });
+    backend = await startUserBackend(provider.provider);
+    // The address an administrator registers for the extension: its id is the host.
+    redirectUri = `https://${ext.extensionId}.chromiumapp.org/`;
+    clientId = await registerPublicClient(provider.issuer, redirectUri);
+    daemon = await startDaemonForExtension({
+      port,
+      userAuth: { backendUrl: backend.url, signIn: { issuer: provider.issuer, clientId } },
+    });
+  });
+
+  afterAll(async () => {
+    await ext?.browser.close();
+    await daemon?.close();
+    await backend?.close();
+    await provider?.close();
+  });
+
+  it('offers sign-in for the daemon the form names and signs in through the sign-in window', async () => {
+    options = await PanelPage.open(ext.browser, ext.pageUrl('options.html'));
+    // The default daemon (port 6274) is not this one, and offers nothing.
+    expect(await options.page.$(byTestId('sign-in-button'))).toBeNull();
+    await options.page.locator(byTestId('pair-url')).fill(daemon.url);
+    await options.page.waitForSelector(byTestId('sign-in-button'));
+    // The address the administrator registers is on the page, to copy.
+    expect(await waitForText(options.page, byTestId('sign-in-redirect-uri'), redirectUri)).toContain(
+      'redirect URI',
+    );
+    await options.screenshot('extension-sign-in-offered');
+
+    await options.page.locator(byTestId('sign-in-button')).click();
+    // The browser's sign-in window shows the provider's login, then its consent; the user says yes.
+    const target = await ext.browser.waitForTarget((t) =>
+      t.url().startsWith(`${provider.issuer}/interaction/`),
+    );
+    const signInWindow = (await target.page())!;
+    expect(await waitForText(signInWindow, '#prompt', 'login')).toBe('login');
+    await saveScreenshot(signInWindow, 'extension-sign-in-window');
+    await signInWindow.locator('#accept').click();
+    expect(await waitForText(signInWindow, '#prompt', 'consent')).toBe('consent');
+    await signInWindow.locator('#accept').click();
+    // The provider sent the window to the redirect URI: the browser closed it and handed the address back.
+    expect(await waitForText(options.page, byTestId('signed-in-user'), 'Alice Liddell')).toContain(
+      'alice@example.test',
+    );
+    expect(provider.interactions).toBeGreaterThanOrEqual(1);
+    const [asked] = provider.authorizations;
+    expect(asked?.searchParams.get('redirect_uri')).toBe(redirectUri);
+    expect(asked?.searchParams.get('client_id')).toBe(clientId);
+    expect(asked?.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(asked?.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+    expect(asked?.searchParams.get('scope')).toBe('openid offline_access');
+    expect(await options.pairing.ok()).toContain('Paired with daemon');
+    expect(await waitForText(options.page, byTestId('signed-in'), 'Signed in at')).toContain(daemon.url);
+    await options.screenshot('extension-signed-in');
+  });
+
+  it('keeps the token with its expiry and refresh token in extension storage, not the session token', async () => {
+    const session = await stored<StoredSession>(options.page, 'userSession');
+    expect(session?.user).toEqual({ sub: 'alice', name: 'Alice Liddell', email: 'alice@example.test' });
+    expect(session?.daemonUrl).toBe(daemon.url);
+    expect(session?.expiresAt).toBeGreaterThan(Date.now() + 60_000);
+    expect(session?.refresh).toEqual({
+      tokenEndpoint: `${provider.issuer}/token`,
+      clientId,
+      refreshToken: expect.stringMatching(/^\S{20,}$/),
+    });
+    // The sign-in is the pairing: no token pairing is kept beside it.
+    expect(await stored(options.page, 'pairing')).toBeUndefined();
+  });
+
+  it('opens the panel paired as the user, who adds a server and runs a tool with their token', async () => {
+    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
+    panel.page.on('request', (request) => {
+      if (request.url().startsWith(daemon.url)) toDaemon.push(request);
+    });
+    expect(await panel.pairing.daemonUrl()).toBe(daemon.url);
+    await waitForText(panel.page, byTestId('signed-in-user'), 'Alice Liddell');
+    await waitForText(panel.page, byTestId('live-state'), 'live');
+    const { accessToken } = (await stored<StoredSession>(panel.page, 'userSession'))!;
+    await panel.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
+    await panel.servers.connect('everything');
+    await panel.tools.select('echo');
+    await panel.tools.fill('message', 'hello from the extension');
+    await panel.tools.run();
+    expect(await panel.tools.resultWith('Echo: hello from the extension')).toContain('Echo:');
+    expect(backend.asked).toContain(`Bearer ${accessToken}`);
+    const calls = toDaemon.filter((request) => request.url().includes('/api/mcp/servers'));
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) {
+      expect(call.headers().authorization).toBe(`Bearer ${accessToken}`);
+      expect(call.headers()['x-inspector-token']).toBeUndefined();
+    }
+    await panel.screenshot('extension-signed-in-tools');
+  });
+
+  it('never sends the refresh token to the daemon', async () => {
+    const { refresh } = (await stored<StoredSession>(panel.page, 'userSession'))!;
+    const sent = toDaemon.map((request) =>
+      JSON.stringify([request.url(), request.headers(), request.postData()]),
+    );
+    expect(sent.length).toBeGreaterThan(3);
+    expect(sent.join('\n')).not.toContain(refresh!.refreshToken);
+  });
+
+  it('signs out: the token is forgotten and sign-in at the same daemon is offered again', async () => {
+    await panel.page.locator(byTestId('sign-out')).click();
+    await panel.page.waitForSelector(byTestId('sign-in-button'));
+    expect(await panel.pairing.url()).toBe(daemon.url);
+    expect(await stored(panel.page, 'userSession')).toBeUndefined();
+  });
+
+  it('says so when the sign-in window is closed before the provider sent it back', async () => {
+    await panel.page.locator(byTestId('sign-in-button')).click();
+    const target = await ext.browser.waitForTarget((t) =>
+      t.url().startsWith(`${provider.issuer}/interaction/`),
+    );
+    await (await target.page())!.close();
+    expect(await waitForText(panel.page, byTestId('sign-in-problem'), 'did not finish')).toMatch(
+      /^The sign-in window did not finish: /,
+    );
+    expect(await panel.page.$(byTestId('signed-in-user'))).toBeNull();
+    await panel.screenshot('extension-sign-in-window-closed', { height: 400 });
+  });
+});
