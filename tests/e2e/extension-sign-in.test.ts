@@ -8,6 +8,7 @@ import {
 import { startUserBackend, type UserBackend } from '../fixtures/user-backend.ts';
 import { freePort, type TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
+import { launchWithDevTools, openMcpPanel } from './support/devtools.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
 import { byTestId, saveScreenshot, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
@@ -35,46 +36,84 @@ async function stored<T>(page: Page, key: string): Promise<T | undefined> {
   return items[key] as T | undefined;
 }
 
+/** A shared daemon, its user backend and OpenID provider, with a client registered for `ext`. */
+interface SharedDaemon {
+  provider: AuthorizationServer;
+  backend: UserBackend;
+  daemon: TestDaemon;
+  clientId: string;
+  redirectUri: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a shared daemon whose provider shows its login and consent pages and knows the extension as
+ * its administrator registers it: the redirect URI (the extension id is its host) and the extension's
+ * origin for the token endpoint's cross-origin requests.
+ */
+async function startSharedDaemon(ext: ExtensionBrowser): Promise<SharedDaemon> {
+  const port = await freePort();
+  const provider = await startAuthorizationServer({
+    resource: () => `http://127.0.0.1:${port}/`,
+    redirectUris: () => ['http://127.0.0.1/unused'],
+    corsOrigins: () => [`chrome-extension://${ext.extensionId}`],
+    pages: true,
+  });
+  const backend = await startUserBackend(provider.provider);
+  const redirectUri = `https://${ext.extensionId}.chromiumapp.org/`;
+  const clientId = await registerPublicClient(provider.issuer, redirectUri);
+  const daemon = await startDaemonForExtension({
+    port,
+    userAuth: { backendUrl: backend.url, signIn: { issuer: provider.issuer, clientId } },
+  });
+  return {
+    provider,
+    backend,
+    daemon,
+    clientId,
+    redirectUri,
+    async close() {
+      await daemon.close();
+      await backend.close();
+      await provider.close();
+    },
+  };
+}
+
+/** Waits for the provider's pages in the browser's sign-in window and says yes to login and consent. */
+async function answerSignInWindow(ext: ExtensionBrowser, issuer: string): Promise<void> {
+  const target = await ext.browser.waitForTarget((t) => t.url().startsWith(`${issuer}/interaction/`));
+  const signInWindow = (await target.page())!;
+  expect(await waitForText(signInWindow, '#prompt', 'login')).toBe('login');
+  await saveScreenshot(signInWindow, 'extension-sign-in-window');
+  await signInWindow.locator('#accept').click();
+  expect(await waitForText(signInWindow, '#prompt', 'consent')).toBe('consent');
+  await signInWindow.locator('#accept').click();
+}
+
 // SPEC part 5 in the extension: the options page signs a user in to a shared daemon through the browser's
 // sign-in window (identity.launchWebAuthFlow) and a real OpenID provider (oidc-provider; its login and
 // consent are answered by the fixture); the panel then calls the daemon with the user's token.
 describe('user sign-in in the extension', USER_FLOW, () => {
+  let shared: SharedDaemon;
   let provider: AuthorizationServer;
   let backend: UserBackend;
   let daemon: TestDaemon;
   let ext: ExtensionBrowser;
   let options: PanelPage;
   let panel: PanelPage;
-  let clientId: string;
-  let redirectUri: string;
   /** Every request the panel sent to the daemon, to prove the refresh token never went there. */
   const toDaemon: HTTPRequest[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
     ext = await launchWithTestExtension();
-    provider = await startAuthorizationServer({
-      resource: () => `http://127.0.0.1:${port}/`,
-      redirectUris: () => ['http://127.0.0.1/unused'],
-      accessTokenTtl: () => 3600,
-      corsOrigins: () => [`chrome-extension://${ext.extensionId}`],
-      pages: true,
-    });
-    backend = await startUserBackend(provider.provider);
-    // The address an administrator registers for the extension: its id is the host.
-    redirectUri = `https://${ext.extensionId}.chromiumapp.org/`;
-    clientId = await registerPublicClient(provider.issuer, redirectUri);
-    daemon = await startDaemonForExtension({
-      port,
-      userAuth: { backendUrl: backend.url, signIn: { issuer: provider.issuer, clientId } },
-    });
+    shared = await startSharedDaemon(ext);
+    ({ provider, backend, daemon } = shared);
   });
 
   afterAll(async () => {
     await ext?.browser.close();
-    await daemon?.close();
-    await backend?.close();
-    await provider?.close();
+    await shared?.close();
   });
 
   it('offers sign-in for the daemon the form names and signs in through the sign-in window', async () => {
@@ -84,30 +123,22 @@ describe('user sign-in in the extension', USER_FLOW, () => {
     await options.page.locator(byTestId('pair-url')).fill(daemon.url);
     await options.page.waitForSelector(byTestId('sign-in-button'));
     // The address the administrator registers is on the page, to copy.
-    expect(await waitForText(options.page, byTestId('sign-in-redirect-uri'), redirectUri)).toContain(
+    expect(await waitForText(options.page, byTestId('sign-in-redirect-uri'), shared.redirectUri)).toContain(
       'redirect URI',
     );
     await options.screenshot('extension-sign-in-offered');
 
     await options.page.locator(byTestId('sign-in-button')).click();
     // The browser's sign-in window shows the provider's login, then its consent; the user says yes.
-    const target = await ext.browser.waitForTarget((t) =>
-      t.url().startsWith(`${provider.issuer}/interaction/`),
-    );
-    const signInWindow = (await target.page())!;
-    expect(await waitForText(signInWindow, '#prompt', 'login')).toBe('login');
-    await saveScreenshot(signInWindow, 'extension-sign-in-window');
-    await signInWindow.locator('#accept').click();
-    expect(await waitForText(signInWindow, '#prompt', 'consent')).toBe('consent');
-    await signInWindow.locator('#accept').click();
+    await answerSignInWindow(ext, provider.issuer);
     // The provider sent the window to the redirect URI: the browser closed it and handed the address back.
     expect(await waitForText(options.page, byTestId('signed-in-user'), 'Alice Liddell')).toContain(
       'alice@example.test',
     );
     expect(provider.interactions).toBeGreaterThanOrEqual(1);
     const [asked] = provider.authorizations;
-    expect(asked?.searchParams.get('redirect_uri')).toBe(redirectUri);
-    expect(asked?.searchParams.get('client_id')).toBe(clientId);
+    expect(asked?.searchParams.get('redirect_uri')).toBe(shared.redirectUri);
+    expect(asked?.searchParams.get('client_id')).toBe(shared.clientId);
     expect(asked?.searchParams.get('code_challenge_method')).toBe('S256');
     expect(asked?.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
     expect(asked?.searchParams.get('scope')).toBe('openid offline_access');
@@ -123,7 +154,7 @@ describe('user sign-in in the extension', USER_FLOW, () => {
     expect(session?.expiresAt).toBeGreaterThan(Date.now() + 60_000);
     expect(session?.refresh).toEqual({
       tokenEndpoint: `${provider.issuer}/token`,
-      clientId,
+      clientId: shared.clientId,
       refreshToken: expect.stringMatching(/^\S{20,}$/),
     });
     // The sign-in is the pairing: no token pairing is kept beside it.
@@ -182,5 +213,51 @@ describe('user sign-in in the extension', USER_FLOW, () => {
     );
     expect(await panel.page.$(byTestId('signed-in-user'))).toBeNull();
     await panel.screenshot('extension-sign-in-window-closed', { height: 400 });
+  });
+});
+
+// The MCP panel inside real DevTools (not a tab): its page has the identity API too, and signs in.
+describe('user sign-in from the MCP panel in DevTools', USER_FLOW, () => {
+  let ext: ExtensionBrowser;
+  let shared: SharedDaemon;
+
+  beforeAll(async () => {
+    ext = await launchWithDevTools();
+    shared = await startSharedDaemon(ext);
+  });
+
+  afterAll(async () => {
+    await ext?.browser.close();
+    await shared?.close();
+  });
+
+  it('signs in from the pairing form of the docked panel and pairs as the user', async () => {
+    const inspected = await ext.browser.newPage();
+    const { devtools, panel } = await openMcpPanel(inspected, { width: 1000, height: 700 }, 'bottom');
+    await panel.waitForSelector(byTestId('pair-url'));
+    await panel.$eval(
+      byTestId('pair-url'),
+      (input, url) => {
+        (input as HTMLInputElement).value = url;
+        input.dispatchEvent(new Event('input'));
+      },
+      shared.daemon.url,
+    );
+    await panel.waitForSelector(byTestId('sign-in-button'));
+    await panel.$eval(byTestId('sign-in-button'), (button) => (button as HTMLElement).click());
+    await answerSignInWindow(ext, shared.provider.issuer);
+    await panel.waitForFunction(
+      (sel: string) => document.querySelector(sel)?.textContent?.includes('Alice Liddell'),
+      {},
+      byTestId('signed-in-user'),
+    );
+    await panel.waitForFunction(
+      (sel: string) => document.querySelector(sel)?.textContent?.includes('live'),
+      {},
+      byTestId('live-state'),
+    );
+    expect(await panel.$eval(byTestId('daemon-url'), (el) => el.textContent)).toBe(shared.daemon.url);
+    expect(shared.backend.asked.length).toBeGreaterThan(0);
+    await saveScreenshot(devtools, 'extension-signed-in-devtools');
   });
 });
