@@ -104,6 +104,8 @@ describe('user sign-in in the extension', USER_FLOW, () => {
   let panel: PanelPage;
   /** Every request the panel sent to the daemon, to prove the refresh token never went there. */
   const toDaemon: HTTPRequest[] = [];
+  /** Every refresh token the extension has held. */
+  const refreshTokens = new Set<string>();
 
   beforeAll(async () => {
     ext = await launchWithTestExtension();
@@ -186,13 +188,38 @@ describe('user sign-in in the extension', USER_FLOW, () => {
     await panel.screenshot('extension-signed-in-tools');
   });
 
+  it('renews a token that expired while the panel was closed, in extension storage', async () => {
+    const before = (await stored<StoredSession>(panel.page, 'userSession'))!;
+    refreshTokens.add(before.refresh!.refreshToken);
+    await panel.page.evaluate(
+      (session) =>
+        (
+          globalThis as unknown as {
+            chrome: { storage: { local: { set(items: Record<string, unknown>): Promise<void> } } };
+          }
+        ).chrome.storage.local.set({ userSession: session }),
+      { ...before, expiresAt: Date.now() - 1000 },
+    );
+    await panel.reload();
+    await waitForText(panel.page, byTestId('signed-in-user'), 'Alice Liddell');
+    await waitForText(panel.page, byTestId('live-state'), 'live');
+    const renewed = (await stored<StoredSession>(panel.page, 'userSession'))!;
+    expect(renewed.accessToken).not.toBe(before.accessToken);
+    expect(renewed.refresh?.refreshToken).not.toBe(before.refresh?.refreshToken);
+    expect(renewed.expiresAt).toBeGreaterThan(Date.now() + 60_000);
+    expect(renewed.daemonUrl).toBe(daemon.url);
+    await panel.servers.waitFor('everything');
+  });
+
   it('never sends the refresh token to the daemon', async () => {
     const { refresh } = (await stored<StoredSession>(panel.page, 'userSession'))!;
+    refreshTokens.add(refresh!.refreshToken);
     const sent = toDaemon.map((request) =>
       JSON.stringify([request.url(), request.headers(), request.postData()]),
     );
     expect(sent.length).toBeGreaterThan(3);
-    expect(sent.join('\n')).not.toContain(refresh!.refreshToken);
+    expect(refreshTokens.size).toBe(2);
+    for (const token of refreshTokens) expect(sent.join('\n')).not.toContain(token);
   });
 
   it('signs out: the token is forgotten and sign-in at the same daemon is offered again', async () => {
