@@ -53,7 +53,8 @@ export default defineConfig({
   manifest: ({ browser }) => ({
     name: 'MCP Inspector',
     description: 'Inspect and exercise MCP servers from DevTools, through the local inspector-daemon.',
-    permissions: ['storage'],
+    // `identity`: a user of a shared daemon signs in through the browser's web-auth window (SPEC part 5).
+    permissions: ['storage', 'identity'],
     host_permissions: TEST_BUILD ? OTHER_DAEMON_PORTS : DAEMON_HOST_PERMISSIONS,
     optional_host_permissions: OTHER_DAEMON_PORTS,
     ...(browser === 'firefox'

@@ -24,6 +24,11 @@ export function pairingProblem(error: unknown, url: string): string {
   return (error as Error).message;
 }
 
+/** A daemon URL as typed, without the spaces and trailing slashes a paste brings. */
+export function cleanDaemonUrl(url: string): string {
+  return url.trim().replace(/\/+$/, '');
+}
+
 /** What the app says when the daemon stops accepting the stored token. */
 export function refusedProblem(url: string): string {
   return (
@@ -88,8 +93,8 @@ export const useConnectionStore = defineStore('connection', () => {
     platform = from;
     await auth?.ready;
     pairing.value = (await from.store.get<Pairing>(STORAGE_KEY)) ?? null;
-    // A signed-in user on the daemon's own page needs no token: their sign-in pairs the page.
-    if (!pairing.value && auth?.token) pairing.value = { url: from.defaultDaemonUrl, token: '' };
+    // A signed-in user needs no token: their sign-in pairs the app with the daemon they signed in at.
+    if (!pairing.value && auth?.token && auth.daemonUrl) pairing.value = { url: auth.daemonUrl, token: '' };
     loaded.value = true;
     if (pairing.value) await refreshHealth();
   }
@@ -116,7 +121,7 @@ export const useConnectionStore = defineStore('connection', () => {
   /** Checks URL and token (health, then an authenticated call) and stores them only when both work. */
   async function pair(url: string, token: string): Promise<boolean> {
     if (!platform) throw new Error('connection store used before load()');
-    const cleanUrl = url.trim().replace(/\/+$/, '');
+    const cleanUrl = cleanDaemonUrl(url);
     checking.value = true;
     problem.value = null;
     try {
@@ -143,6 +148,18 @@ export const useConnectionStore = defineStore('connection', () => {
     }
   }
 
+  /**
+   * The user just signed in (the extension's sign-in window): the app pairs with the daemon they signed
+   * in at, with their token. A stored token pairing gives way: the sign-in is the user's newer choice.
+   */
+  async function pairAsUser(): Promise<void> {
+    if (!auth?.token || !auth.daemonUrl) return;
+    pairing.value = { url: auth.daemonUrl, token: '' };
+    refused.value = false;
+    await platform?.store.remove(STORAGE_KEY);
+    await refreshHealth();
+  }
+
   async function unpair(): Promise<void> {
     if (byUser.value) await auth?.signOut();
     pairing.value = null;
@@ -164,6 +181,7 @@ export const useConnectionStore = defineStore('connection', () => {
     load,
     refreshHealth,
     pair,
+    pairAsUser,
     unpair,
   };
 });

@@ -1,6 +1,7 @@
 import browser from 'webextension-polyfill';
+import { SignInError } from '../auth-user/oidc';
 import { extensionStore } from './extension-store';
-import type { Platform } from './platform';
+import type { Platform, SignInWindow } from './platform';
 
 /** A host permission pattern for the daemon's origin: a host without a port matches every port. */
 export function originPattern(url: string): string {
@@ -31,6 +32,23 @@ function grantedHosts(): (url: string) => boolean | undefined {
     (origins.has(exactPattern(url)) || origins.has(originPattern(url)) || origins.has('<all_urls>'));
 }
 
+/**
+ * Sign-in through `identity.launchWebAuthFlow`: an extension page cannot be a redirect URI, so the
+ * browser opens the provider in a window of its own and hands back the address it was redirected to,
+ * `https://<extension id>.chromiumapp.org/` in Chromium (`<hash>.extensions.allizom.org` in Firefox).
+ */
+const signInWindow: SignInWindow = {
+  redirectUri: () => browser.identity.getRedirectURL(),
+  async launch(url) {
+    try {
+      return await browser.identity.launchWebAuthFlow({ url, interactive: true });
+    } catch (error) {
+      // Chromium: "The user did not approve access." when the window is closed before the redirect.
+      throw new SignInError(`The sign-in window did not finish: ${(error as Error).message}`);
+    }
+  },
+};
+
 export function extensionPlatform(): Platform {
   const granted = grantedHosts();
   return {
@@ -38,6 +56,7 @@ export function extensionPlatform(): Platform {
     store: extensionStore(),
     defaultDaemonUrl: 'http://127.0.0.1:6274',
     widgetSandboxUrl: browser.runtime.getURL('/sandbox.html'),
+    signInWindow,
     async hasHostAccess(url) {
       return granted(url) ?? browser.permissions.contains({ origins: [exactPattern(url)] });
     },

@@ -15,6 +15,19 @@ export interface Platform {
    * web page has none and renders widgets in a `srcdoc` frame with `sandbox="allow-scripts"`.
    */
   widgetSandboxUrl?: string;
+  /**
+   * The extension's browser step of a user sign-in (SPEC part 5): the provider's pages open in the
+   * browser's web-auth window, which ends at `redirectUri` and answers that address with its query. The
+   * web page has none: it goes to the provider itself and comes back to its own address.
+   */
+  signInWindow?: SignInWindow;
+}
+
+export interface SignInWindow {
+  /** The redirect URI to register at the OpenID provider: `https://<extension id>.chromiumapp.org/`. */
+  redirectUri(): string;
+  /** Opens `url` (the authorization request) and answers the address the provider sent it back to. */
+  launch(url: string): Promise<string>;
 }
 
 export const PLATFORM: InjectionKey<Platform> = Symbol('platform');

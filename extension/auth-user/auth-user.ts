@@ -25,17 +25,30 @@ export interface UserSession {
   expiresAt: number;
   user: SignedInUser;
   refresh?: RefreshGrant;
+  /** The daemon the user signed in at (absent in sessions kept before the extension signed in). */
+  daemonUrl?: string;
+}
+
+/** A daemon whose health names an OpenID provider: where sign-in is offered. */
+interface SignInOffer {
+  daemonUrl: string;
+  config: SignInConfig;
 }
 
 /**
  * The signed-in user of the app (SPEC part 5: "the front end provides authentication through a context
- * provider"): provided once at mount, read with {@link useAuthUser}. Sign-in is offered on the web page
- * the daemon serves when its health names an OpenID provider; the extension pairs with the session token.
+ * provider"): provided once at mount, read with {@link useAuthUser}. Sign-in is offered when the daemon's
+ * health names an OpenID provider: the web page's own daemon, or the one the extension's pairing form
+ * names ({@link offerFor}).
  */
 export interface AuthUser {
-  /** Sign-in is offered: the web page, and a daemon with an OpenID provider. */
+  /** Sign-in is offered: the daemon's health names an OpenID provider. */
   readonly available: boolean;
   readonly user: SignedInUser | null;
+  /** The daemon the signed-in user signed in at, whose API takes their token. */
+  readonly daemonUrl: string | null;
+  /** The daemon whose sign-in is offered: kept after signing out, for signing in again. */
+  readonly offeredAt: string | null;
   /** The access token to send as `Authorization: Bearer`, while it has not expired. */
   readonly token: string | null;
   readonly expiresAt: number | null;
@@ -43,7 +56,17 @@ export interface AuthUser {
   readonly busy: boolean;
   /** Resolves once the stored session is read and a redirect from the provider is finished. */
   readonly ready: Promise<void>;
-  signIn(): Promise<void>;
+  /**
+   * Reads the health of the daemon at `daemonUrl` and offers sign-in when it names a provider (the
+   * extension, whose pairing form names the daemon). Needs no prompt: a daemon the extension may not
+   * reach yet is left to the token form.
+   */
+  offerFor(daemonUrl: string): Promise<void>;
+  /**
+   * Signs in at the offered daemon. True once signed in here (the extension's sign-in window); the web
+   * page instead leaves for the provider and comes back signed in, as it loads.
+   */
+  signIn(): Promise<boolean>;
   /**
    * The daemon refused `refused` (401): renews the token once with the refresh token. True when a new
    * token is there to retry with; false when it cannot be renewed, and the user is then signed out.
@@ -88,14 +111,26 @@ function isSession(value: unknown): value is UserSession {
     typeof session?.accessToken === 'string' &&
     typeof session.expiresAt === 'number' &&
     typeof session.user?.sub === 'string' &&
-    (session.refresh === undefined || isRefreshGrant(session.refresh))
+    (session.refresh === undefined || isRefreshGrant(session.refresh)) &&
+    (session.daemonUrl === undefined || typeof session.daemonUrl === 'string')
   );
+}
+
+/** The daemon's `signIn`, when it is one: the health answer is another program's data. */
+function signInConfigOf(health: unknown): SignInConfig | null {
+  const signIn = (health as Partial<HealthResponse> | null)?.signIn as Partial<SignInConfig> | undefined;
+  return typeof signIn?.issuer === 'string' &&
+    /^https?:\/\//.test(signIn.issuer) &&
+    typeof signIn.clientId === 'string' &&
+    signIn.clientId !== ''
+    ? { issuer: signIn.issuer, clientId: signIn.clientId }
+    : null;
 }
 
 /** The session an issued token makes: a refresh token joins the endpoint and client that take it. */
 function sessionOf(
   issued: IssuedToken,
-  user: SignedInUser,
+  { user, daemonUrl }: Pick<UserSession, 'user' | 'daemonUrl'>,
   { tokenEndpoint, clientId }: Omit<RefreshGrant, 'refreshToken'>,
 ): UserSession {
   const { accessToken, expiresAt, refreshToken } = issued;
@@ -104,6 +139,7 @@ function sessionOf(
     expiresAt,
     user,
     ...(refreshToken && { refresh: { tokenEndpoint, clientId, refreshToken } }),
+    ...(daemonUrl && { daemonUrl }),
   };
 }
 
@@ -115,7 +151,7 @@ function withRenewLock<T>(task: () => Promise<T>): Promise<T> {
 
 function createAuthUser(platform: Platform): AuthUser {
   const store: KeyValueStore = platform.store;
-  const config = ref<SignInConfig | null>(null);
+  const offer = ref<SignInOffer | null>(null);
   const session = ref<UserSession | null>(null);
   const problem = ref<string | null>(null);
   const busy = ref(false);
@@ -165,13 +201,12 @@ function createAuthUser(platform: Platform): AuthUser {
     // The store holds the newest refresh token: another tab may have rotated the one this tab has.
     const latest = isSession(stored) ? stored : current;
     const grant = latest?.refresh;
-    const user = latest?.user;
-    if (!grant || !user) {
+    if (!latest || !grant) {
       await signOut('Your sign-in expired: sign in again.');
       return false;
     }
     try {
-      const next = sessionOf(await renewToken(grant), user, grant);
+      const next = sessionOf(await renewToken(grant), latest, grant);
       await store.set(SESSION_KEY, next);
       keep(next);
       return true;
@@ -187,20 +222,26 @@ function createAuthUser(platform: Platform): AuthUser {
     await store.remove(SESSION_KEY);
   }
 
-  async function readConfig(): Promise<void> {
-    if (platform.kind !== 'web') return;
+  /** The daemon whose sign-in the form offers now: a slower answer for an earlier address is dropped. */
+  let offering = '';
+
+  async function offerFor(daemonUrl: string): Promise<void> {
+    offering = daemonUrl;
+    let found: SignInConfig | null = null;
     try {
-      const response = await fetch(`${platform.defaultDaemonUrl}/api/mcp/health`);
-      const health = (await response.json()) as HealthResponse;
-      config.value = health.signIn ?? null;
+      if (await platform.hasHostAccess(daemonUrl)) {
+        const response = await fetch(`${daemonUrl}/api/mcp/health`);
+        found = signInConfigOf(await response.json());
+      }
     } catch {
       // The pairing form explains an absent daemon; without one there is no sign-in to offer.
     }
+    if (offering === daemonUrl) offer.value = found && { daemonUrl, config: found };
   }
 
   /** Asks the daemon who the token belongs to: the one check that counts is the backend's. */
-  async function whoIs(token: string): Promise<SignedInUser> {
-    const response = await fetch(`${platform.defaultDaemonUrl}/api/mcp/user`, {
+  async function whoIs(token: string, daemonUrl: string): Promise<SignedInUser> {
+    const response = await fetch(`${daemonUrl}/api/mcp/user`, {
       headers: { Authorization: `Bearer ${token}` },
     });
     const body = (await response.json()) as Partial<UserResponse> & { error?: string };
@@ -210,7 +251,24 @@ function createAuthUser(platform: Platform): AuthUser {
     return body.user;
   }
 
-  /** The provider sent the browser back with `code` and `state`: trade them for the token. */
+  /**
+   * The provider sent the browser back to `redirected` with `code` and `state`: trades them for the
+   * token, asks `daemonUrl` whose it is and keeps the session.
+   */
+  async function finish(
+    redirected: URLSearchParams,
+    pending: PendingSignIn,
+    daemonUrl: string,
+  ): Promise<void> {
+    const issued = await finishSignIn(redirected, pending);
+    const user = await whoIs(issued.accessToken, daemonUrl);
+    const next = sessionOf(issued, { user, daemonUrl }, pending);
+    await store.set(SESSION_KEY, next);
+    keep(next);
+    problem.value = null;
+  }
+
+  /** The web page came back from the provider: finishes the sign-in its tab started. */
   async function finishRedirect(): Promise<void> {
     const params = new URLSearchParams(location.search);
     const text = sessionStorage.getItem(PENDING_KEY);
@@ -220,12 +278,7 @@ function createAuthUser(platform: Platform): AuthUser {
     history.replaceState(null, '', location.pathname);
     busy.value = true;
     try {
-      const pending = JSON.parse(text) as PendingSignIn;
-      const issued = await finishSignIn(params, pending);
-      const next = sessionOf(issued, await whoIs(issued.accessToken), pending);
-      await store.set(SESSION_KEY, next);
-      keep(next);
-      problem.value = null;
+      await finish(params, JSON.parse(text) as PendingSignIn, platform.defaultDaemonUrl);
     } catch (error) {
       problem.value = (error as Error).message;
     } finally {
@@ -239,35 +292,54 @@ function createAuthUser(platform: Platform): AuthUser {
     // A token that expired while the page was closed is renewed when it can be.
     else if (isSession(stored) && stored.refresh) await renew(stored.accessToken);
     else if (stored !== undefined) await store.remove(SESSION_KEY);
-    await readConfig();
+    // The extension offers sign-in again where the user signed in; the web page at its own daemon.
+    const daemonUrl = platform.kind === 'web' ? platform.defaultDaemonUrl : session.value?.daemonUrl;
+    if (daemonUrl) await offerFor(daemonUrl);
     if (platform.kind === 'web') await finishRedirect();
   }
 
-  async function signIn(): Promise<void> {
-    const current = config.value;
-    if (!current) return;
+  /**
+   * Discovery, then the authorization request: in the extension's sign-in window, which answers where
+   * the provider sent it back, or on the web page by leaving for the provider (the tab keeps the pending
+   * request in sessionStorage until it comes back).
+   */
+  async function signIn(): Promise<boolean> {
+    const current = offer.value;
+    if (!current) return false;
+    const flow = platform.signInWindow;
     busy.value = true;
     problem.value = null;
     try {
-      const metadata = await discover(current.issuer);
-      const { url, pending } = await startSignIn(metadata, current.clientId, `${location.origin}/`);
-      sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
-      location.assign(url);
+      const { issuer, clientId } = current.config;
+      const redirectUri = flow?.redirectUri() ?? `${location.origin}/`;
+      const { url, pending } = await startSignIn(await discover(issuer), clientId, redirectUri);
+      if (!flow) {
+        sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+        location.assign(url);
+        return false;
+      }
+      await finish(new URL(await flow.launch(url)).searchParams, pending, current.daemonUrl);
+      busy.value = false;
+      return true;
     } catch (error) {
       problem.value = (error as Error).message;
       busy.value = false;
+      return false;
     }
   }
 
   const live = computed(() => (session.value && session.value.expiresAt > Date.now() ? session.value : null));
   return reactive({
-    available: computed(() => platform.kind === 'web' && config.value !== null),
+    available: computed(() => offer.value !== null),
+    offeredAt: computed(() => offer.value?.daemonUrl ?? null),
     user: computed(() => live.value?.user ?? null),
+    daemonUrl: computed(() => (live.value ? (live.value.daemonUrl ?? platform.defaultDaemonUrl) : null)),
     token: computed(() => live.value?.accessToken ?? null),
     expiresAt: computed(() => live.value?.expiresAt ?? null),
     problem,
     busy,
     ready: load(),
+    offerFor,
     signIn,
     renew,
     signOut,

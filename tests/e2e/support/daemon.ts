@@ -53,10 +53,10 @@ export function assertGrantedPortFree(): Promise<void> {
 /**
  * A real daemon for the test build of the extension, on a free port. `port`, `dataDir` and `token` bring
  * a stopped daemon back as it was (its address, servers and the token the extension paired with); the
- * caller then removes the folder it made.
+ * caller then removes the folder it made. `userAuth` makes it a shared daemon users sign in to.
  */
 export function startDaemonForExtension(
-  overrides: Pick<Partial<DaemonOptions>, 'port' | 'dataDir' | 'token'> = {},
+  overrides: Pick<Partial<DaemonOptions>, 'port' | 'dataDir' | 'token' | 'userAuth'> = {},
 ): Promise<TestDaemon> {
   return startDaemon({ port: 0, ...overrides });
 }
