@@ -14,7 +14,7 @@ import {
 import type { Answerer } from './answers.ts';
 import { EXIT } from './exit-codes.ts';
 import { CommandError, connectionError, serverError, usageError } from './failure.ts';
-import type { Session } from './session.ts';
+import type { Session, ToolCallOutcome } from './session.ts';
 
 export interface DaemonAccess {
   /** The daemon's origin, e.g. http://127.0.0.1:6274. */
@@ -121,7 +121,7 @@ export async function openDaemon(
   }
   let running: string | undefined;
 
-  async function callTool(name: string, args: JsonObject): Promise<JsonObject> {
+  async function callTool(name: string, args: JsonObject): Promise<ToolCallOutcome> {
     let outcome: ExecutionOutcome = await api.call(
       'POST /tools/execute',
       {},
@@ -143,7 +143,8 @@ export async function openDaemon(
     if (outcome.status === 'cancelled')
       throw serverError(`the call of "${name}" was cancelled in the daemon`);
     if (outcome.status === 'task_created') throw serverError(`"${name}" answered with a task, not a result`);
-    return outcome.result;
+    const { result, resultProblem } = outcome;
+    return { result, ...(resultProblem !== undefined && { resultProblem }) };
   }
 
   return {

@@ -6,6 +6,7 @@ import type { ElicitResult } from '@modelcontextprotocol/client';
 import { LogBus } from '../logs/log-bus.ts';
 import { SamplingRejected } from '../mcp/execution.ts';
 import { redact, redactJson, secretsOf } from '../mcp/redact.ts';
+import { resultProblemOf } from '../mcp/result-problem.ts';
 import { ServerConnection } from '../mcp/server-connection.ts';
 import type { StoredServer } from '../servers/registry-file.ts';
 import type { Answerer } from './answers.ts';
@@ -63,12 +64,13 @@ export async function openLocal(server: StoredServer, options: LocalOptions): Pr
   return {
     listTools: () => listAll('tools/list', 'tools'),
     callTool: (name, args) =>
-      safely(() =>
-        connection.callTool(name, args, {
+      safely(async () => {
+        const result = await connection.callTool(name, args, {
           timeout: options.toolTimeoutMs ?? 5 * 60_000,
           resetTimeoutOnProgress: true,
-        }),
-      ),
+        });
+        return { result, ...resultProblemOf(result) };
+      }),
     listResources: () => listAll('resources/list', 'resources'),
     readResource: (uri) => safely(() => connection.request('resources/read', { uri })),
     listPrompts: () => listAll('prompts/list', 'prompts'),

@@ -4,10 +4,19 @@ import type { JsonObject } from '../../shared/api.ts';
  * The server a command talks to, opened either in this process (local-session.ts) or through a
  * running daemon (daemon-session.ts). Results are the server's own, as MCP defines them.
  */
+/**
+ * A tool's result as the server sent it, and what breaks the 2026-07-28 schema in it when the server
+ * broke it: the result is passed on anyway, for the command to show and fail on.
+ */
+export interface ToolCallOutcome {
+  result: JsonObject;
+  resultProblem?: string;
+}
+
 export interface Session {
   listTools(): Promise<JsonObject[]>;
   /** tools/call; elicitations on the way are answered from `--answer`. */
-  callTool(name: string, args: JsonObject): Promise<JsonObject>;
+  callTool(name: string, args: JsonObject): Promise<ToolCallOutcome>;
   listResources(): Promise<JsonObject[]>;
   readResource(uri: string): Promise<JsonObject>;
   listPrompts(): Promise<JsonObject[]>;

@@ -177,10 +177,11 @@ async function runRequest(
   const expectations = request.expectations?.length ? request.expectations : DEFAULT_EXPECTATIONS;
   const started = performance.now();
   let result: Record<string, unknown>;
+  let resultProblem: string | undefined;
   let latencyMs: number;
   let outputSchema: Record<string, unknown> | undefined;
   try {
-    result = await session.callTool(request.toolName, request.parameters);
+    ({ result, resultProblem } = await session.callTool(request.toolName, request.parameters));
     latencyMs = performance.now() - started;
     if (expectations.some((e) => e.kind === 'outputSchema')) {
       const tool = (await tools()).find((t) => t.name === request.toolName);
@@ -201,20 +202,22 @@ async function runRequest(
     ...(outputSchema && { outputSchema }),
   });
   const failed = outcomes.filter((o) => !o.pass);
+  // A result that breaks the protocol's schema is checked as it came, and fails the request whatever held.
+  const broken =
+    resultProblem === undefined ? [] : [`The result breaks the 2026-07-28 schema: ${resultProblem}`];
   const took = `${Math.round(latencyMs)} ms`;
   const held = `${outcomes.length - failed.length}/${outcomes.length} expectations`;
-  console.log(
-    `  ${failed.length ? 'FAIL ' : 'PASS '} ${request.title} (${request.toolName}, ${took}, ${held})`,
-  );
-  for (const outcome of failed) console.log(`        ✗ ${outcome.message}`);
-  const lines = failed.map((o) => `${describeExpectation(o.expectation)}: ${o.message}`);
+  const fails = failed.length > 0 || broken.length > 0;
+  console.log(`  ${fails ? 'FAIL ' : 'PASS '} ${request.title} (${request.toolName}, ${took}, ${held})`);
+  for (const message of [...broken, ...failed.map((o) => o.message)]) console.log(`        ✗ ${message}`);
+  const lines = [...broken, ...failed.map((o) => `${describeExpectation(o.expectation)}: ${o.message}`)];
   return {
     name: request.title,
     className,
     seconds: latencyMs / 1000,
-    ...(failed.length > 0 && {
+    ...(fails && {
       failure: {
-        message: `${failed.length} of ${outcomes.length} expectations failed: ${lines[0]}`,
+        message: broken[0] ?? `${failed.length} of ${outcomes.length} expectations failed: ${lines[0]}`,
         details: lines.join('\n'),
       },
     }),

@@ -45,8 +45,14 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
         values.args as string | undefined,
         (values.arg as string[] | undefined) ?? [],
       );
-      const result = await withSession(values, env, (s) => s.callTool(name, args));
+      const { result, resultProblem } = await withSession(values, env, (s) => s.callTool(name, args));
       print(mode, result, readableToolResult);
+      if (resultProblem !== undefined) {
+        console.error(
+          `inspector-daemon tools: "${name}" returned a result that breaks the 2026-07-28 schema: ${resultProblem}`,
+        );
+        return EXIT.serverError;
+      }
       if (result.isError === true) {
         console.error(`inspector-daemon tools: "${name}" returned an error result (isError)`);
         return EXIT.serverError;

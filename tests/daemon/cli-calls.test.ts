@@ -286,6 +286,19 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
     });
   });
 
+  it('prints a 2026-07-28 result that breaks the schema as the server sent it, and exits 1 saying what is wrong', async () => {
+    const modern = `"${process.execPath}" --import tsx "${join(FIXTURES, 'modern-server.ts')}"`;
+    const run = await inspector(['tools', 'call', 'broken', '--stdio', modern, '--cwd', ROOT]);
+    expect(run.code).toBe(1);
+    expect(json(run).content).toEqual([
+      { type: 'text', text: 'before the broken block' },
+      expect.objectContaining({ type: 'hologram' }),
+    ]);
+    expect(run.stderr.trim()).toMatch(
+      /^inspector-daemon tools: "broken" returned a result that breaks the 2026-07-28 schema: content\.1\.type: /,
+    );
+  });
+
   it('exits 3 when the server cannot be started or reached', async () => {
     const port = await freePort();
     const [command, url] = await Promise.all([

@@ -4,10 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { junitXml } from '../../daemon/commands/junit.ts';
-import { DAEMON_COMMAND, EVERYTHING, everythingStdio, freePort, ROOT, startDaemon } from './helpers.ts';
+import {
+  DAEMON_COMMAND,
+  EVERYTHING,
+  everythingStdio,
+  FIXTURES,
+  freePort,
+  ROOT,
+  startDaemon,
+} from './helpers.ts';
 
 const RUN_MS = 60_000;
 const EVERYTHING_STDIO = `"${process.execPath}" "${EVERYTHING}" stdio`;
+/** The 2026-07-28 fixture, whose `broken` tool answers with a result that breaks the schema. */
+const MODERN_STDIO = `"${process.execPath}" --import tsx "${join(FIXTURES, 'modern-server.ts')}"`;
 
 interface Run {
   code: number | null;
@@ -275,6 +285,30 @@ describe('inspector-daemon test', () => {
         '1 of 2 expectations failed: Text matches /is 4\\.$/: Expected the text to match /is 4\\.$/, got "The sum of 1 and 2 is 3."',
       );
       expect(failure.text).toContain('got "The sum of 1 and 2 is 3."');
+    },
+    RUN_MS,
+  );
+
+  it(
+    'fails a request whose 2026-07-28 result breaks the schema, whatever its expectations, saying what is wrong',
+    async () => {
+      const dir = await tempDir();
+      const file = await collection(dir, 'broken.json', {
+        version: 1,
+        serverId: 'modern',
+        requests: [request('Broken result', 'broken', {}, [{ kind: 'noError' }])],
+      });
+      const report = join(dir, 'report.xml');
+      const run = await runTest([file, '--stdio', MODERN_STDIO, '--junit', report], dir);
+      expect(run.code).toBe(4);
+      // The one expectation held on the result as the server sent it; the result itself fails the request.
+      expect(run.stdout).toMatch(/^ {2}FAIL {2}Broken result \(broken, \d+ ms, 1\/1 expectations\)$/m);
+      expect(run.stdout).toMatch(/✗ The result breaks the 2026-07-28 schema: content\.1\.type: /);
+      const junit = checkJunit(await readFile(report, 'utf8'));
+      expect(junit).toMatchObject({ tests: 1, failures: 1, errors: 0 });
+      expect(junit.cases[0]!.children[0]!.attributes.message).toMatch(
+        /^The result breaks the 2026-07-28 schema: content\.1\.type: /,
+      );
     },
     RUN_MS,
   );
