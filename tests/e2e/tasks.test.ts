@@ -1,74 +1,24 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, ROOT, type TestDaemon, TSX_LOADER } from '../daemon/helpers.ts';
-import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
-import { USER_FLOW } from './support/user-flow.ts';
-import { startDaemonForExtension } from './support/daemon.ts';
+import { describe, expect, it } from 'vitest';
 import { byTestId, waitForText } from './support/pages/dom.ts';
-import { PanelPage } from './support/pages/panel.ts';
-import { ROW, TasksList } from './support/pages/tasks.ts';
+import { ROW } from './support/pages/tasks.ts';
+import { runAsTaskToItsEnd, useTasksPanel } from './support/tasks-panel.ts';
+import { USER_FLOW } from './support/user-flow.ts';
 
 const SHOTS = '/tmp/shots-tasks';
-
-/** The tasks fixture (tests/fixtures/tasks-server.ts) through tsx, as a user types it into the editor. */
-const TASKS_FIXTURE_COMMAND = {
-  command: process.execPath,
-  args: [...TSX_LOADER, join(FIXTURES, 'tasks-server.ts')],
-  cwd: ROOT,
-};
 
 // Running MCP tasks from the panel against the tasks fixture: "Run as task" for a tool that may run as
 // one, the list polled until the task ends, its result, a required-task tool run with plain Run (and its
 // question answered), and Cancel. Each test goes on where the one before it stopped.
 describe('MCP tasks in the panel', USER_FLOW, () => {
-  let ext: ExtensionBrowser;
-  let daemon: TestDaemon | undefined;
-  let panel: PanelPage;
-  let tasks: TasksList;
-
-  beforeAll(async () => {
-    await mkdir(SHOTS, { recursive: true });
-    ext = await launchWithTestExtension();
-    daemon = await startDaemonForExtension();
-    panel = await PanelPage.open(ext.browser, ext.pageUrl('devtools-panel.html'));
-    tasks = new TasksList(panel.page);
-    await panel.pairing.pair(daemon.url, daemon.token);
-    await panel.pairing.waitUntilPaired();
-    await panel.servers.addStdio(
-      'tasks',
-      TASKS_FIXTURE_COMMAND.command,
-      TASKS_FIXTURE_COMMAND.args,
-      TASKS_FIXTURE_COMMAND.cwd,
-    );
-    await panel.servers.connect('tasks');
-  });
-
-  afterAll(async () => {
-    await ext?.browser.close();
-    await daemon?.close();
-  });
+  const parts = useTasksPanel('tasks', 'tasks-server.ts', SHOTS);
 
   it('runs a tool as a task, polls it to its end and shows its result', async () => {
-    await panel.tools.select('countdown');
-    expect(await tasks.support()).toBe('optional');
-    expect(await tasks.checkbox()).toEqual({ checked: false, disabled: false });
-    await panel.page.waitForSelector(byTestId('tasks-empty'));
-    await tasks.tickRunAsTask();
-    await panel.tools.fill('steps', '3');
-    await panel.tools.fill('stepMs', '400');
-    await panel.tools.run();
-    await waitForText(panel.page, byTestId('run-task-created'), 'created');
-    // Listed at once, still working, then polled until it completes.
-    const taskId = await tasks.waitForStatus('working');
-    expect(await tasks.waitForStatus('completed')).toBe(taskId);
-    expect(await tasks.result(taskId, 'counted down from 3')).toContain('counted down from 3');
-    await panel.page.$eval(byTestId('tasks-panel'), (el) => el.scrollIntoView());
-    await panel.page.bringToFront();
-    await panel.page.screenshot({ path: `${SHOTS}/task-result.png`, fullPage: true });
+    await runAsTaskToItsEnd(parts, 'countdown');
+    await parts.shot('task-result');
   });
 
   it('runs a required-task tool with plain Run: its question is asked and its result shown', async () => {
+    const { panel, tasks } = parts;
     await panel.tools.select('confirm-task');
     expect(await tasks.support()).toBe('required');
     expect(await tasks.checkbox()).toEqual({ checked: true, disabled: true });
@@ -84,6 +34,7 @@ describe('MCP tasks in the panel', USER_FLOW, () => {
   });
 
   it('cancels a running task from the list', async () => {
+    const { panel, tasks } = parts;
     const done = (await tasks.rows()).map((row) => row.taskId);
     await panel.tools.select('countdown');
     expect(await tasks.checkbox()).toEqual({ checked: true, disabled: false });
@@ -98,12 +49,11 @@ describe('MCP tasks in the panel', USER_FLOW, () => {
       'completed',
       'completed',
     ]);
-    await panel.page.$eval(byTestId('tasks-panel'), (el) => el.scrollIntoView());
-    await panel.page.bringToFront();
-    await panel.page.screenshot({ path: `${SHOTS}/tasks-list.png`, fullPage: true });
+    await parts.shot('tasks-list');
   });
 
   it('fits the list in a narrow panel', async () => {
+    const { panel } = parts;
     const viewport = panel.page.viewport();
     await panel.page.setViewport({ width: 420, height: 800 });
     try {
