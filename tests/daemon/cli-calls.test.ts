@@ -9,7 +9,15 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { DAEMON_COMMAND, EVERYTHING, FIXTURES, freePort, isAlive, ROOT, stopProcess } from './helpers.ts';
+import {
+  DAEMON_COMMAND,
+  EVERYTHING,
+  fixtureStdioLine,
+  freePort,
+  isAlive,
+  ROOT,
+  stopProcess,
+} from './helpers.ts';
 
 const WAIT_MS = 20_000;
 const SECRET = 'sk-cli-secret-value-8d2f61';
@@ -17,12 +25,7 @@ const SECRET = 'sk-cli-secret-value-8d2f61';
 const EVERYTHING_LINE = `"${process.execPath}" "${EVERYTHING}" stdio`;
 const EVERYTHING_ARGS = ['--stdio', EVERYTHING_LINE];
 /** The tools fixture (chained elicitations, structuredContent that breaks its outputSchema) through tsx. */
-const FIXTURE_ARGS = [
-  '--stdio',
-  `"${process.execPath}" --import tsx "${join(FIXTURES, 'tools-server.ts')}"`,
-  '--cwd',
-  ROOT,
-];
+const FIXTURE_ARGS = ['--stdio', fixtureStdioLine('tools-server.ts'), '--cwd', ROOT];
 
 interface Run {
   code: number | null;
@@ -287,7 +290,7 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
   });
 
   it('prints a 2026-07-28 result that breaks the schema as the server sent it, and exits 1 saying what is wrong', async () => {
-    const modern = `"${process.execPath}" --import tsx "${join(FIXTURES, 'modern-server.ts')}"`;
+    const modern = fixtureStdioLine('modern-server.ts');
     const run = await inspector(['tools', 'call', 'broken', '--stdio', modern, '--cwd', ROOT]);
     expect(run.code).toBe(1);
     expect(json(run).content).toEqual([

@@ -8,7 +8,7 @@ import {
   DAEMON_COMMAND,
   EVERYTHING,
   everythingStdio,
-  FIXTURES,
+  fixtureStdioLine,
   freePort,
   ROOT,
   startDaemon,
@@ -17,7 +17,7 @@ import {
 const RUN_MS = 60_000;
 const EVERYTHING_STDIO = `"${process.execPath}" "${EVERYTHING}" stdio`;
 /** The 2026-07-28 fixture, whose `broken` tool answers with a result that breaks the schema. */
-const MODERN_STDIO = `"${process.execPath}" --import tsx "${join(FIXTURES, 'modern-server.ts')}"`;
+const MODERN_STDIO = fixtureStdioLine('modern-server.ts');
 
 interface Run {
   code: number | null;

@@ -34,6 +34,10 @@ export const fixtureStdio = (file: string, env?: Record<string, string>): StdioS
   ...(env && { env }),
 });
 
+/** A fixture server in tests/fixtures as a `--stdio` value of the command line: node through tsx, paths quoted. */
+export const fixtureStdioLine = (file: string): string =>
+  `"${process.execPath}" --import tsx "${join(FIXTURES, file)}"`;
+
 /**
  * tests/fixtures/modern-server.ts over STDIO: a server of `both` eras, or of the 2026-07-28 one only,
  * with the server's `era` setting and the fixture's environment when given.
