@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express, { type Express } from 'express';
+import { directRoutes } from './http/direct-routes.ts';
 import { apiNotFound, errorMiddleware, sendError } from './http/error-middleware.ts';
 import { jsonBody } from './http/json-body.ts';
 import { staticFiles } from './http/static-files.ts';
@@ -25,7 +26,7 @@ import { rpcLogsRouter } from './routes/rpc-logs.ts';
 import { serverFeaturesRouter } from './routes/server-features.ts';
 import { serversRouter } from './routes/servers.ts';
 import { tasksRouter } from './routes/tasks.ts';
-import { toolsRouter } from './routes/tools.ts';
+import { executeFromBody, toolsRouter } from './routes/tools.ts';
 import { userRouter } from './routes/user.ts';
 import { widgetsRouter, widgetViewRouter } from './routes/widgets.ts';
 import { AuthFailureLimiter } from './security/auth-failure-limiter.ts';
@@ -193,7 +194,19 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         : `Not found: ${req.method} ${req.path.slice(0, 200)} (is the web page built? npm run build)`,
     ),
   );
-  app.use(errorMiddleware({ development, log: options.log }));
+  const errors = { development, log: options.log };
+  app.use(errorMiddleware(errors));
+  const listener = directRoutes({
+    app,
+    token,
+    allowedHosts,
+    development,
+    limiter,
+    rateLimiter,
+    bodyLimitBytes: options.bodyLimitBytes,
+    errors,
+    execute: (body) => executeFromBody(manager, executions, body),
+  });
 
   let server: Server | undefined;
   let live: { close(): void } | undefined;
@@ -207,7 +220,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     events,
     widgets,
     async listen() {
-      server = app.listen(options.port, options.host);
+      server = createServer(listener).listen(options.port, options.host);
       await once(server, 'listening');
       live = attachLiveChannel(server, {
         bus,

@@ -1,6 +1,8 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { ErrorCode } from '../../shared/errors.ts';
-import { DaemonError, toErrorResponse } from '../errors.ts';
+import { DaemonError, type ErrorResponse, toErrorResponse } from '../errors.ts';
+import { sendJson } from './send-json.ts';
 
 interface FrameworkError {
   type?: string;
@@ -56,26 +58,34 @@ function fromFramework(error: FrameworkError, path: string, encoding?: string): 
   return new DaemonError(code, `request: ${(error as Error).message || 'refused'}`);
 }
 
-export function errorMiddleware(options: {
+export interface ErrorAnswerOptions {
   development: boolean;
   log: (line: string) => void;
-}): ErrorRequestHandler {
+}
+
+/** The answer to an error a request ended in; the daemon's own failures are logged. */
+export function errorAnswer(
+  error: unknown,
+  req: IncomingMessage & { originalUrl?: string },
+  options: ErrorAnswerOptions,
+): ErrorResponse {
+  const url = req.originalUrl ?? req.url ?? '';
+  const mapped =
+    fromFramework((error ?? {}) as FrameworkError, safePath(url), req.headers['content-encoding']) ?? error;
+  const answer = toErrorResponse(mapped, options.development);
+  // An MCP server's failures are in the log of its messages.
+  if (answer.body.code === 'internal_error') options.log(`${req.method} ${safePath(url)}: ${answer.body.error}`);
+  return answer;
+}
+
+export function errorMiddleware(options: ErrorAnswerOptions): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const mapped =
-      fromFramework(
-        (error ?? {}) as FrameworkError,
-        safePath(req.originalUrl),
-        req.headers['content-encoding'],
-      ) ?? error;
-    const { status, body } = toErrorResponse(mapped, options.development);
-    // The daemon's own failures are logged; an MCP server's are in the log of its messages.
-    if (body.code === 'internal_error')
-      options.log(`${req.method} ${safePath(req.originalUrl)}: ${body.error}`);
+    const { status, body } = errorAnswer(error, req, options);
     if (res.headersSent) {
       res.end();
       return;
     }
-    res.status(status).json(body);
+    sendJson(res, status, body);
   };
 }
 
@@ -83,9 +93,9 @@ export function errorMiddleware(options: {
  * Answers a request refused before any route takes it (Host, Origin, token, rate, size, no such route),
  * with the body and status an error thrown by a route would get.
  */
-export function sendError(res: Response, code: ErrorCode, message: string): void {
+export function sendError(res: ServerResponse, code: ErrorCode, message: string): void {
   const { status, body } = toErrorResponse(new DaemonError(code, message), false);
-  res.status(status).json(body);
+  sendJson(res, status, body);
 }
 
 export function apiNotFound(): RequestHandler {

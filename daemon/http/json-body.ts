@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { MAX_BODY_DEPTH, textExceedsDepth } from '../../shared/json-depth.ts';
 import { DaemonError } from '../errors.ts';
@@ -12,6 +13,10 @@ const tooDeep = (): DaemonError =>
 
 const malformed = (): DaemonError => new DaemonError('malformed_request', 'body: malformed JSON');
 
+/** Whether the request's Content-Length announces more than `limitBytes`. */
+export const declaredTooLarge = (req: IncomingMessage, limitBytes: number): boolean =>
+  Number(req.headers['content-length']) > limitBytes;
+
 /**
  * A body announced larger than the limit is refused at once, before a byte of it is read: waiting for
  * it would hold the connection until the request time-out. The connection is closed after the answer,
@@ -19,8 +24,8 @@ const malformed = (): DaemonError => new DaemonError('malformed_request', 'body:
  */
 function declaredSizeCheck(limitBytes: number): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
+    if (!declaredTooLarge(req, limitBytes)) return next();
     const declared = Number(req.headers['content-length']);
-    if (!(declared > limitBytes)) return next();
     res.setHeader('Connection', 'close');
     sendError(
       res,
@@ -41,7 +46,7 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf];
 const STRICT_START = /^[ \t\n\r]*[{[]/;
 
 /** A body of declared length, JSON by its Content-Type, neither compressed nor in another charset. */
-function isPlainJson(req: Request): boolean {
+export function isPlainJson(req: IncomingMessage): boolean {
   const { headers } = req;
   const type = headers['content-type'];
   const encoding = headers['content-encoding'];
@@ -78,32 +83,45 @@ function parseBody(bytes: Buffer): unknown {
 function plainJsonBody(): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     if (!isPlainJson(req)) return next();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
-      size += chunk.length;
-    };
-    const done = (error?: DaemonError): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onAbort);
+    readPlainJson(req, (error, body) => {
       if (error) return next(error);
-      try {
-        req.body = parseBody(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-      } catch (parseError) {
-        return next(parseError);
-      }
+      req.body = body;
       next();
-    };
-    const onEnd = (): void => done();
-    const onAbort = (): void => done(new DaemonError('malformed_request', 'body: the request was aborted'));
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onAbort);
-    req.once('close', onAbort);
+    });
   };
+}
+
+/**
+ * Reads and parses a body that `isPlainJson` accepted; `done` gets the value or the error (a
+ * DaemonError: malformed, too deep, aborted) exactly once.
+ */
+export function readPlainJson(req: IncomingMessage, done: (error: unknown, body?: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer): void => {
+    chunks.push(chunk);
+    size += chunk.length;
+  };
+  const finish = (error?: DaemonError): void => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onAbort);
+    req.off('close', onAbort);
+    if (error) return done(error);
+    let body: unknown;
+    try {
+      body = parseBody(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    } catch (parseError) {
+      return done(parseError);
+    }
+    done(undefined, body);
+  };
+  const onEnd = (): void => finish();
+  const onAbort = (): void => finish(new DaemonError('malformed_request', 'body: the request was aborted'));
+  req.on('data', onData);
+  req.once('end', onEnd);
+  req.once('error', onAbort);
+  req.once('close', onAbort);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { type Response, Router } from 'express';
+import type { ServerResponse } from 'node:http';
+import { Router } from 'express';
 import type { Answer } from '../../shared/routes.ts';
 import type { CancelRequest, ExecuteRequest, ListRequest, RespondRequest } from '../../shared/api.ts';
 import {
@@ -14,8 +15,24 @@ import type { ExecutionManager } from '../mcp/execution.ts';
 import { listPageOf } from './list-page.ts';
 
 /** 202 while an elicitation waits for an answer, 200 otherwise (SPEC part 3). */
-export function sendOutcome(res: Response, outcome: Answer<'POST /tools/execute'>): void {
+export function sendOutcome(res: ServerResponse, outcome: Answer<'POST /tools/execute'>): void {
   sendJson(res, outcome.status === 'elicitation_required' ? 202 : 200, outcome);
+}
+
+/** `POST /tools/execute` from its body: the express route's and the direct route's (direct-routes.ts). */
+export async function executeFromBody(
+  manager: ClientManager,
+  executions: ExecutionManager,
+  requestBody: unknown,
+): Promise<Answer<'POST /tools/execute'>> {
+  const body = validate<ExecuteRequest>(executeRequestSchema, requestBody);
+  return executions.execute(
+    manager.get(body.serverId),
+    body.toolName,
+    body.parameters ?? {},
+    body.timeoutMs,
+    body.task ?? (body.runAsTask ? {} : undefined),
+  );
 }
 
 export function toolsRouter(manager: ClientManager, executions: ExecutionManager): Router {
@@ -28,18 +45,7 @@ export function toolsRouter(manager: ClientManager, executions: ExecutionManager
   });
 
   router.post('/execute', async (req, res) => {
-    const body = validate<ExecuteRequest>(executeRequestSchema, req.body);
-    const connection = manager.get(body.serverId);
-    sendOutcome(
-      res,
-      await executions.execute(
-        connection,
-        body.toolName,
-        body.parameters ?? {},
-        body.timeoutMs,
-        body.task ?? (body.runAsTask ? {} : undefined),
-      ),
-    );
+    sendOutcome(res, await executeFromBody(manager, executions, req.body));
   });
 
   router.post('/respond', async (req, res) => {

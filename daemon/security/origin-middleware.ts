@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { sendError } from '../http/error-middleware.ts';
 
@@ -39,6 +39,18 @@ export function originRefusal(
 }
 
 /**
+ * Gives an allowed caller of another origin (an extension page, the dev server) the CORS headers of its
+ * answer; `true` when the request is such a cross-origin one. The Origin must have passed `originRefusal`.
+ */
+export function allowCrossOrigin(req: IncomingMessage, res: ServerResponse): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined || origin === `http://${req.headers.host ?? ''}`) return false;
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Vary', 'Origin');
+  return true;
+}
+
+/**
  * A browser sends Origin on cross-site requests. Only the daemon's own page, extension pages and (in
  * development) the dev server may call the API; any other site is refused before a handler runs, so a
  * web page the developer happens to visit cannot drive the daemon. Allowed cross-origin callers get CORS
@@ -49,10 +61,7 @@ export function originMiddleware(options: { development: boolean; requireOrigin?
   return (req: Request, res: Response, next: NextFunction) => {
     const refusal = originRefusal(req.headers, rules);
     if (refusal) return sendError(res, 'forbidden_origin', refusal);
-    const origin = req.headers.origin;
-    if (origin === undefined || origin === `http://${req.headers.host ?? ''}`) return next();
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Vary', 'Origin');
+    if (!allowCrossOrigin(req, res)) return next();
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE, OPTIONS');
       res.setHeader(

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { RequestHandler } from 'express';
 import type * as RateLimitModule from 'express-rate-limit';
@@ -58,6 +59,12 @@ export class RequestCounter {
 
 type KeyOf = (address: string) => string;
 
+/** The middleware, and its count as a function for a route answered outside express (direct-routes.ts). */
+export type RateLimiter = RequestHandler & {
+  prepare(): void;
+  refuse(req: IncomingMessage, res: ServerResponse): boolean;
+};
+
 /**
  * At most `perMinute` API requests per client address a minute; past it, 429 with Retry-After.
  *
@@ -71,7 +78,7 @@ type KeyOf = (address: string) => string;
  * express-rate-limit's key function (with the IP address library it loads) is loaded once the daemon
  * listens, by `prepare` or at the latest by the first request, not before: start-up is mostly loading code.
  */
-export function rateLimitMiddleware(perMinute: number): RequestHandler & { prepare(): void } {
+export function rateLimitMiddleware(perMinute: number): RateLimiter {
   const counter = new RequestCounter(perMinute, WINDOW_MS);
   let keyOf: KeyOf | undefined;
   let lastAddress: string | undefined;
@@ -83,16 +90,21 @@ export function rateLimitMiddleware(perMinute: number): RequestHandler & { prepa
     }
     return keyOf;
   };
-  const middleware: RequestHandler = (req, res, next) => {
+  /** Counts the request; past the limit, answers it with the 429 and says `true`. */
+  const refuse = (req: IncomingMessage, res: ServerResponse): boolean => {
     const address = req.socket.remoteAddress ?? '';
     if (address !== lastAddress) {
       lastKey = (keyOf ?? prepare())(address);
       lastAddress = address;
     }
     const retryAfter = counter.hit(lastKey);
-    if (retryAfter === undefined) return next();
+    if (retryAfter === undefined) return false;
     res.setHeader('Retry-After', String(retryAfter));
     sendError(res, 'rate_limited', `Too many requests: more than ${perMinute} a minute`);
+    return true;
   };
-  return Object.assign(middleware, { prepare: () => void prepare() });
+  const middleware: RequestHandler = (req, res, next) => {
+    if (!refuse(req, res)) next();
+  };
+  return Object.assign(middleware, { prepare: () => void prepare(), refuse });
 }

@@ -10,7 +10,7 @@ import type { UserTokenValidator } from './user-tokens.ts';
 export const TOKEN_HEADER = 'x-inspector-token';
 
 // One-shot: about half the cost of a Hash object, and it runs on every API request.
-const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
+export const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /**
  * Compares in constant time: both sides are hashed first so their lengths match and the comparison

@@ -1,0 +1,86 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Answer } from '../../shared/routes.ts';
+import { sendOutcome } from '../routes/tools.ts';
+import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
+import { allowedHostSet, hostCheck } from '../security/host-check-middleware.ts';
+import { allowCrossOrigin, originRefusal } from '../security/origin-middleware.ts';
+import type { RateLimiter } from '../security/rate-limit-middleware.ts';
+import { digest, TOKEN_HEADER, tokenMatches } from '../security/token-middleware.ts';
+import { type ErrorAnswerOptions, errorAnswer } from './error-middleware.ts';
+import { declaredTooLarge, isPlainJson, readPlainJson } from './json-body.ts';
+import { sendJson } from './send-json.ts';
+
+/** The one request answered here: every tool call of the panel, the popup and the command line. */
+export const DIRECT_EXECUTE_URL = '/api/mcp/tools/execute';
+
+export interface DirectRouteOptions {
+  /** The express app, which answers every request not taken here. */
+  app: RequestListener;
+  /** `null` when auth is off: then every request goes to the app. */
+  token: string | null;
+  allowedHosts: readonly string[];
+  development: boolean;
+  limiter: AuthFailureLimiter;
+  rateLimiter: RateLimiter | undefined;
+  bodyLimitBytes: number;
+  errors: ErrorAnswerOptions;
+  execute(body: unknown): Promise<Answer<'POST /tools/execute'>>;
+}
+
+/**
+ * The daemon's request listener: `POST /api/mcp/tools/execute` in its ordinary form is answered here,
+ * everything else by express. Express's handling of a request (setting its own prototypes on the
+ * request and answer, walking the middleware and the routers) cost about a fifth of what the daemon
+ * adds to a tool call beyond the MCP round trip itself.
+ *
+ * A request is taken only when every check the middleware would make passes, decided by the very
+ * functions the middleware calls: the Host, the Origin, the session token in its header (a client
+ * blocked after failed attempts, a user token, no token: the app), a plain JSON body of declared length
+ * within the limit, and the exact path (another spelling of it: the app). Deciding touches nothing, so a
+ * request handed on is answered by the app exactly as if this did not exist. A taken request is counted
+ * by the same rate limiter, read by the same body reader, validated and run by the same function as the
+ * express route (`executeFromBody`), and its errors become the same answers (`errorAnswer`).
+ */
+export function directRoutes(options: DirectRouteOptions): RequestListener {
+  const { app, limiter, rateLimiter, bodyLimitBytes } = options;
+  const expected = options.token === null ? null : digest(options.token);
+  const hostAllowed = hostCheck(allowedHostSet(options.allowedHosts));
+  const originRules = { development: options.development, requireOrigin: false };
+
+  const takes = (req: IncomingMessage, expected: Buffer): boolean => {
+    const { headers } = req;
+    const token = headers[TOKEN_HEADER];
+    return (
+      req.method === 'POST' &&
+      hostAllowed(headers.host) &&
+      originRefusal(headers, originRules) === undefined &&
+      !(limiter.tracking && limiter.blockedFor(limiter.keyOf(req)) !== undefined) &&
+      typeof token === 'string' &&
+      tokenMatches(expected, token) &&
+      isPlainJson(req) &&
+      !declaredTooLarge(req, bodyLimitBytes)
+    );
+  };
+
+  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+    const { status, body } = errorAnswer(error, req, options.errors);
+    if (res.headersSent) res.end();
+    else sendJson(res, status, body);
+  };
+
+  return (req, res) => {
+    if (req.url !== DIRECT_EXECUTE_URL || expected === null || !takes(req, expected)) {
+      app(req, res);
+      return;
+    }
+    allowCrossOrigin(req, res);
+    if (rateLimiter?.refuse(req, res)) return;
+    readPlainJson(req, (error, body) => {
+      if (error) return fail(req, res, error);
+      options
+        .execute(body)
+        .then((outcome) => sendOutcome(res, outcome))
+        .catch((failure: unknown) => fail(req, res, failure));
+    });
+  };
+}
