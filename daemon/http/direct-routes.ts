@@ -5,7 +5,7 @@ import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
 import { allowedHostSet, hostCheck } from '../security/host-check-middleware.ts';
 import { allowCrossOrigin, originRefusal } from '../security/origin-middleware.ts';
 import type { RateLimiter } from '../security/rate-limit-middleware.ts';
-import { digest, TOKEN_HEADER, tokenMatches } from '../security/token-middleware.ts';
+import { TOKEN_HEADER, tokenBytes, tokenMatches } from '../security/token-middleware.ts';
 import { type ErrorAnswerOptions, errorAnswer } from './error-middleware.ts';
 import { declaredTooLarge, isPlainJson, readPlainJson } from './json-body.ts';
 import { sendJson } from './send-json.ts';
@@ -43,7 +43,7 @@ export interface DirectRouteOptions {
  */
 export function directRoutes(options: DirectRouteOptions): RequestListener {
   const { app, limiter, rateLimiter, bodyLimitBytes } = options;
-  const expected = options.token === null ? null : digest(options.token);
+  const expected = options.token === null ? null : tokenBytes(options.token);
   const hostAllowed = hostCheck(allowedHostSet(options.allowedHosts));
   const originRules = { development: options.development, requireOrigin: false };
 

@@ -119,8 +119,12 @@ export class LoggingTransport implements Transport {
     const round = this.openRound(message);
     const call = round && { call: round.tag };
     if (!isRecording(this.inner)) {
-      this.log('send', logged, call);
-      return this.inner.send(message, options);
+      // Written first, logged right after: the server starts on the request while the entry is made.
+      try {
+        return this.inner.send(message, options);
+      } finally {
+        this.log('send', logged, call);
+      }
     }
     // Logged as its POST goes out, with the MCP headers it carries; or once sent, if no POST was made.
     let published = false;
