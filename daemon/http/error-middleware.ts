@@ -74,7 +74,8 @@ export function errorAnswer(
     fromFramework((error ?? {}) as FrameworkError, safePath(url), req.headers['content-encoding']) ?? error;
   const answer = toErrorResponse(mapped, options.development);
   // An MCP server's failures are in the log of its messages.
-  if (answer.body.code === 'internal_error') options.log(`${req.method} ${safePath(url)}: ${answer.body.error}`);
+  if (answer.body.code === 'internal_error')
+    options.log(`${req.method} ${safePath(url)}: ${answer.body.error}`);
   return answer;
 }
 

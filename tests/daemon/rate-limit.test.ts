@@ -37,16 +37,14 @@ interface Answer {
 function send(middleware: ReturnType<typeof rateLimitMiddleware>, address: string): Answer {
   const answer: Answer = { headers: {}, passed: false };
   const res = {
-    setHeader(name: string, value: string) {
-      answer.headers[name.toLowerCase()] = value;
+    statusCode: 200,
+    setHeader(name: string, value: string | number) {
+      answer.headers[name.toLowerCase()] = String(value);
       return res;
     },
-    status(code: number) {
-      answer.status = code;
-      return res;
-    },
-    json(body: unknown) {
-      answer.body = body;
+    end(text: string) {
+      answer.status = res.statusCode;
+      answer.body = JSON.parse(text);
       return res;
     },
   };
@@ -65,7 +63,11 @@ describe('rate limit middleware', () => {
     const refused = send(middleware, '127.0.0.1');
     expect(refused).toEqual({
       status: 429,
-      headers: { 'retry-after': '60' },
+      headers: {
+        'retry-after': '60',
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': expect.any(String),
+      },
       body: { error: 'Too many requests: more than 2 a minute', code: 'rate_limited' },
       passed: false,
     });
