@@ -4,8 +4,10 @@
  *   (a) through the daemon: POST /api/mcp/tools/execute, the compiled daemon in its own process;
  *   (b) straight through the SDK client (Client + StdioClientTransport) in this process;
  *   (c) a bare HTTP round trip (small JSON body, JSON reply) to a minimal node:http server in its own process;
+ *   (m) the least a daemon could do (minimal-proxy.ts): HTTP in, the SDK v2 client over STDIO, HTTP out;
  *   and the peers (peers.ts), each in its own process: the official inspector's v1 proxy and MCPJam.
- * (b)+(c) is the floor a daemon could reach; (a)−(b)−(c) is the daemon's own overhead.
+ * (b)+(c) is the floor a daemon could reach; (a)−(b)−(c) is the daemon's own overhead, of which (m)−(b)−(c)
+ * is what any process between caller and server costs and (a)−(m) what the daemon does beyond that.
  *
  * The daemon and the bare server run in child processes, as the daemon does for its real callers: (a) and
  * (c) cross the same process boundary, and the daemon's garbage collection and timers stay out of the (b)
@@ -52,6 +54,8 @@ export interface EchoResult {
   paths: Record<string, PathResult>;
   /** Median (a) − ((b) + (c)), ms. */
   overhead: number;
+  /** Median (a) − (m): the daemon beyond the least a proxy does, ms. */
+  beyondMinimal: number;
   /** Peers that could not be measured, with why. */
   skipped: string[];
   /** Share of all the machine's cores busy during the measured rounds, this run's processes included. */
@@ -85,12 +89,25 @@ export async function measureEcho(options: {
       { name: 'the bare server', ready: /listening on (http:\/\/\S+)/ },
     );
     closers.push(() => stopChild(bare.child));
+    const minimal = await startChild(
+      process.execPath,
+      [
+        ...CHILD_NODE_ARGS,
+        join(ROOT, 'tests/bench/minimal-proxy.ts'),
+        EVERYTHING_STDIO.command,
+        ...EVERYTHING_STDIO.args,
+      ],
+      { name: 'the minimal proxy', ready: /listening on (http:\/\/\S+)/ },
+    );
+    closers.push(() => stopChild(minimal.child));
 
     const daemonHttp = new HttpClient(daemon.url, { pipelining: 1 });
     const bareHttp = new HttpClient(bare.match, { pipelining: 1 });
+    const minimalHttp = new HttpClient(minimal.match, { pipelining: 1 });
     closers.push(
       () => daemonHttp.close(),
       () => bareHttp.close(),
+      () => minimalHttp.close(),
     );
 
     const response = await daemonHttp.request({
@@ -132,6 +149,16 @@ export async function measureEcho(options: {
         async call() {
           const { status } = await post(bareHttp, '/echo', EXECUTE_BODY);
           if (status !== 200) throw new Error(`The bare server answered ${status}`);
+        },
+      },
+      m: {
+        label: '(m) minimal proxy: node:http + SDK client, nothing else',
+        pid: minimal.child.pid,
+        async call() {
+          const { status, json } = await post(minimalHttp, '/', EXECUTE_BODY);
+          if (status !== 200 || json.status !== 'completed') {
+            throw new Error(`The minimal proxy answered ${status}: ${JSON.stringify(json)}`);
+          }
         },
       },
     };
@@ -195,6 +222,7 @@ export async function measureEcho(options: {
       iterations: options.iterations,
       paths: results,
       overhead,
+      beyondMinimal: (results.a?.median ?? Number.NaN) - (results.m?.median ?? Number.NaN),
       skipped,
       load: busy,
     };
@@ -216,6 +244,11 @@ export function printEcho(result: EchoResult): void {
   const floor = (result.paths.b?.median ?? Number.NaN) + (result.paths.c?.median ?? Number.NaN);
   console.log(`  ${'floor (b)+(c)'.padEnd(68)} median ${ms(floor)}`);
   console.log(`  ${'daemon overhead (a)-(b)-(c)'.padEnd(68)} median ${ms(result.overhead)}`);
+  const minimal = (result.paths.m?.median ?? Number.NaN) - floor;
+  console.log(`  ${'  of which any proxy process (m)-(b)-(c)'.padEnd(68)} median ${ms(minimal)}`);
+  console.log(
+    `  ${'  and the daemon beyond a minimal proxy (a)-(m)'.padEnd(68)} median ${ms(result.beyondMinimal)}`,
+  );
   for (const reason of result.skipped) console.log(`  not measured: ${reason}`);
   if (!Number.isNaN(result.load)) {
     console.log(
