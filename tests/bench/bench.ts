@@ -78,9 +78,7 @@ async function echoFigures(figures: Figure[]): Promise<void> {
       pass: result.overhead < 0.15,
     });
     const daemon = result.paths.a?.median ?? Number.NaN;
-    const others = Object.entries(result.paths).filter(
-      ([kind]) => kind !== 'a' && kind !== 'b' && kind !== 'c',
-    );
+    const others = Object.entries(result.paths).filter(([, path]) => path.peer);
     if (peers) {
       const slowest = others.map(([, path]) => `${path.label.split(',')[0]} ${µs(path.median)}`).join(', ');
       figures.push({

@@ -46,6 +46,8 @@ export interface PathResult {
   p90: number;
   /** CPU time of the path's own server process per call, ms (NaN when there is none). */
   cpuPerCall: number;
+  /** Another inspector (peers.ts), which the daemon must beat. */
+  peer: boolean;
 }
 
 export interface EchoResult {
@@ -64,6 +66,7 @@ export interface EchoResult {
 
 interface Path {
   label: string;
+  peer?: boolean;
   call(): Promise<void>;
   pid?: number;
 }
@@ -171,7 +174,12 @@ export async function measureEcho(options: {
         try {
           const peer = await start();
           closers.push(() => peer.close());
-          paths[key] = { label: `(${key}) ${peer.label}`, pid: peer.pid, call: () => peer.call('hi') };
+          paths[key] = {
+            label: `(${key}) ${peer.label}`,
+            peer: true,
+            pid: peer.pid,
+            call: () => peer.call('hi'),
+          };
         } catch (error) {
           skipped.push(`${name}: ${(error as Error).message.replace(/\s+/g, ' ').slice(0, 300)}`);
         }
@@ -211,6 +219,7 @@ export async function measureEcho(options: {
         median: median(values),
         p90: percentile(values, 0.9),
         cpuPerCall: cpu / options.iterations,
+        peer: path.peer === true,
       };
     }
     const overhead =
