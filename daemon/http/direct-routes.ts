@@ -7,7 +7,7 @@ import { allowCrossOrigin, originRefusal } from '../security/origin-middleware.t
 import type { RateLimiter } from '../security/rate-limit-middleware.ts';
 import { TOKEN_HEADER, tokenBytes, tokenMatches } from '../security/token-middleware.ts';
 import { type ErrorAnswerOptions, errorAnswer } from './error-middleware.ts';
-import { declaredTooLarge, isPlainJson, readPlainJson } from './json-body.ts';
+import { declaredTooLarge, isPlainJson, parseBody, readPlainJson, takeBufferedBody } from './json-body.ts';
 import { sendJson } from './send-json.ts';
 
 /** The one request answered here: every tool call of the panel, the popup and the command line. */
@@ -75,12 +75,25 @@ export function directRoutes(options: DirectRouteOptions): RequestListener {
     }
     allowCrossOrigin(req, res);
     if (rateLimiter?.refuse(req, res)) return;
-    readPlainJson(req, (error, body) => {
-      if (error) return fail(req, res, error);
+    const run = (body: unknown): void => {
       options
         .execute(body)
         .then((outcome) => sendOutcome(res, outcome))
         .catch((failure: unknown) => fail(req, res, failure));
+    };
+    process.nextTick(() => {
+      const bytes = takeBufferedBody(req);
+      if (!bytes) {
+        readPlainJson(req, (error, body) => (error ? fail(req, res, error) : run(body)));
+        return;
+      }
+      try {
+        run(parseBody(bytes));
+      } catch (error) {
+        fail(req, res, error);
+      }
+      // Nothing is left to read: the request ends, as one read through its events does.
+      req.resume();
     });
   };
 }

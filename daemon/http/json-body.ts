@@ -60,7 +60,7 @@ export function isPlainJson(req: IncomingMessage): boolean {
 }
 
 /** What body-parser's JSON parser makes of a body (the answers are the same as its errors mapped). */
-function parseBody(bytes: Buffer): unknown {
+export function parseBody(bytes: Buffer): unknown {
   if (textExceedsDepth(bytes, MAX_BODY_DEPTH)) throw tooDeep();
   // iconv-lite, which body-parser decodes with, drops a byte order mark.
   const start = UTF8_BOM.every((byte, i) => bytes[i] === byte) ? UTF8_BOM.length : 0;
@@ -89,6 +89,20 @@ function plainJsonBody(): RequestHandler {
       next();
     });
   };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The body of a request that `isPlainJson` accepted when all of it, as long as Content-Length says, is
+ * already buffered (as a small body that came in the packet of its headers is, once the parser is
+ * through that packet: from the tick after the 'request' event on), taken at once without the stream's
+ * flowing mode and its events; `undefined` when some of it is still to come. The caller resumes the
+ * request afterwards, so that it ends as a read one does.
+ */
+export function takeBufferedBody(req: IncomingMessage): Buffer | undefined {
+  if (req.readableFlowing || req.readableLength !== Number(req.headers['content-length'])) return undefined;
+  return (req.read() as Buffer | null) ?? EMPTY;
 }
 
 /**

@@ -418,7 +418,6 @@ export class ExecutionManager {
       this.release(execution);
       throw error;
     }
-    execution.armTimer();
     const options: RequestOptions = {
       signal: execution.abort.signal,
       // The SDK's own time-out cannot pause while the user answers an elicitation: ours does.
@@ -454,6 +453,8 @@ export class ExecutionManager {
         this.release(execution);
         execution.finish(finish);
       });
+    // Armed once the request is on its way (the call sends it before its first wait).
+    execution.armTimer();
     return execution.next();
   }
 

@@ -517,7 +517,8 @@ export class ServerConnection {
   }
 
   private async withClient<T>(call: (client: Client) => Promise<T>, options?: RequestOptions): Promise<T> {
-    const client = await this.ensureConnected();
+    // Connected: the request goes out now, not a turn later.
+    const client = this.client ?? (await this.ensureConnected());
     try {
       return await call(client);
     } catch (error) {

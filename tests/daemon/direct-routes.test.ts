@@ -18,8 +18,16 @@ interface Raw {
   text: string;
 }
 
-/** A request with exactly these headers and this body (fetch would add its own headers). */
-function send(url: string, path: string, headers: Record<string, string>, body: string): Promise<Raw> {
+/**
+ * A request with exactly these headers and this body (fetch would add its own headers); a body given in
+ * parts goes after the headers, one part every 50 ms.
+ */
+function send(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer[],
+): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method: 'POST', headers }, (res) => {
       let text = '';
@@ -28,8 +36,29 @@ function send(url: string, path: string, headers: Record<string, string>, body: 
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
     });
     req.on('error', reject);
-    req.end(body);
+    if (typeof body === 'string') return void req.end(body);
+    req.flushHeaders();
+    body.forEach((part, i) =>
+      setTimeout(() => (i === body.length - 1 ? req.end(part) : req.write(part)), 50 * (i + 1)),
+    );
   });
+}
+
+/** Counts the requests that reach express while `run` runs. */
+async function expressRequests(d: TestDaemon, run: () => Promise<void>): Promise<number> {
+  const app = d.daemon.app as typeof d.daemon.app & { handle: (...args: unknown[]) => void };
+  const handle = app.handle;
+  let handled = 0;
+  app.handle = (...args: unknown[]) => {
+    handled++;
+    handle.apply(app, args);
+  };
+  try {
+    await run();
+  } finally {
+    app.handle = handle;
+  }
+  return handled;
 }
 
 /** What must be the same on both paths: status, body and the headers the daemon sets. */
@@ -87,32 +116,42 @@ describe('the direct route of POST /api/mcp/tools/execute', () => {
   });
 
   it('takes the ordinary call from express, and hands express every other', async () => {
-    const app = d.daemon.app as typeof d.daemon.app & { handle: (...args: unknown[]) => void };
-    const handle = app.handle;
-    let handled = 0;
-    app.handle = (...args: unknown[]) => {
-      handled++;
-      handle.apply(app, args);
-    };
-    try {
-      const body = JSON.stringify({ serverId: 'tools', toolName: 'ping' });
-      const headers = { 'content-type': 'application/json', 'x-inspector-token': d.token };
+    const body = JSON.stringify({ serverId: 'tools', toolName: 'ping' });
+    const headers = { 'content-type': 'application/json', 'x-inspector-token': d.token };
+    const taken = await expressRequests(d, async () => {
       expect((await send(d.url, DIRECT, headers, body)).status).toBe(200);
       expect((await send(d.url, DIRECT, headers, '{"serverId":')).status).toBe(400);
-      expect(handled).toBe(0);
+    });
+    expect(taken).toBe(0);
+    const handed = await expressRequests(d, async () => {
       expect((await send(d.url, EXPRESS, headers, body)).status).toBe(200);
       expect((await send(d.url, `${DIRECT}?x=1`, headers, body)).status).toBe(200);
       expect((await send(d.url, DIRECT, { ...headers, 'x-inspector-token': 'wrong' }, body)).status).toBe(
         401,
       );
-      expect(
-        (await send(d.url, DIRECT, { ...headers, 'content-type': 'application/json; charset=latin1' }, body))
-          .status,
-      ).toBe(415);
-      expect(handled).toBe(4);
-    } finally {
-      app.handle = handle;
-    }
+      const latin1 = { ...headers, 'content-type': 'application/json; charset=latin1' };
+      expect((await send(d.url, DIRECT, latin1, body)).status).toBe(415);
+    });
+    expect(handed).toBe(4);
+  });
+
+  it('reads a body that comes in parts, after its headers, as one that came with them', async () => {
+    const body = Buffer.from(JSON.stringify({ serverId: 'tools', toolName: 'ping' }));
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+      'x-inspector-token': d.token,
+    };
+    let answer: Raw | undefined;
+    const handled = await expressRequests(d, async () => {
+      answer = await send(d.url, DIRECT, headers, [body.subarray(0, 10), body.subarray(10)]);
+    });
+    expect(answer?.status).toBe(200);
+    expect(JSON.parse(answer?.text ?? '')).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'pong' }] },
+    });
+    expect(handled).toBe(0);
   });
 
   it('answers bad bodies with the same 400s', async () => {
