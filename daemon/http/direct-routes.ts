@@ -30,8 +30,8 @@ export interface DirectRouteOptions {
 /**
  * The daemon's request listener: `POST /api/mcp/tools/execute` in its ordinary form is answered here,
  * everything else by express. Express's handling of a request (setting its own prototypes on the
- * request and answer, walking the middleware and the routers) cost about a fifth of what the daemon
- * adds to a tool call beyond the MCP round trip itself.
+ * request and answer, walking the middleware and the routers) was the largest single part of what the
+ * daemon added to a tool call before the request reached the server (README "Benchmark").
  *
  * A request is taken only when every check the middleware would make passes, decided by the very
  * functions the middleware calls: the Host, the Origin, the session token in its header (a client
