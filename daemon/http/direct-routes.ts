@@ -11,7 +11,7 @@ import { declaredTooLarge, isPlainJson, parseBody, readPlainJson, takeBufferedBo
 import { sendJson } from './send-json.ts';
 
 /** The one request answered here: every tool call of the panel, the popup and the command line. */
-export const DIRECT_EXECUTE_URL = '/api/mcp/tools/execute';
+const DIRECT_EXECUTE_URL = '/api/mcp/tools/execute';
 
 export interface DirectRouteOptions {
   /** The express app, which answers every request not taken here. */
@@ -47,10 +47,12 @@ export function directRoutes(options: DirectRouteOptions): RequestListener {
   const hostAllowed = hostCheck(allowedHostSet(options.allowedHosts));
   const originRules = { development: options.development, requireOrigin: false };
 
-  const takes = (req: IncomingMessage, expected: Buffer): boolean => {
+  const takes = (req: IncomingMessage): boolean => {
     const { headers } = req;
     const token = headers[TOKEN_HEADER];
     return (
+      expected !== null &&
+      req.url === DIRECT_EXECUTE_URL &&
       req.method === 'POST' &&
       hostAllowed(headers.host) &&
       originRefusal(headers, originRules) === undefined &&
@@ -69,7 +71,7 @@ export function directRoutes(options: DirectRouteOptions): RequestListener {
   };
 
   return (req, res) => {
-    if (req.url !== DIRECT_EXECUTE_URL || expected === null || !takes(req, expected)) {
+    if (!takes(req)) {
       app(req, res);
       return;
     }

@@ -16,7 +16,7 @@ export const tokenBytes = (token: string): Buffer => Buffer.from(token, 'utf8');
  * Compares in constant time. The work is one comparison as long as the expected token, whatever is
  * presented (a guess of another length is compared as the token with itself, and refused), so the
  * timing tells neither the token's length nor how many leading characters a guess got right. It runs
- * on every API request: hashing both sides, as it did before, cost several times as much.
+ * on every API request: hashing both sides, as it did before, took about twice as long.
  */
 export function tokenMatches(expected: string | Buffer, given: string | undefined): boolean {
   if (given === undefined) return false;

@@ -4,45 +4,23 @@
  * request to the exact path, which the direct route takes, and to `/api/mcp/tools/execute/`, which only
  * express routes (to the same handler), and compares what comes back.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenMatches } from '../../daemon/security/token-middleware.ts';
-import { fixtureStdio, registerAndConnect, startDaemon, type TestDaemon } from './helpers.ts';
+import {
+  fixtureStdio,
+  type RawAnswer,
+  rawRequest,
+  registerAndConnect,
+  startDaemon,
+  type TestDaemon,
+} from './helpers.ts';
 
 const DIRECT = '/api/mcp/tools/execute';
 const EXPRESS = '/api/mcp/tools/execute/';
 
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/**
- * A request with exactly these headers and this body (fetch would add its own headers); a body given in
- * parts goes after the headers, one part every 50 ms.
- */
-function send(
-  url: string,
-  path: string,
-  headers: Record<string, string>,
-  body: string | Buffer[],
-): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    if (typeof body === 'string') return void req.end(body);
-    req.flushHeaders();
-    body.forEach((part, i) =>
-      setTimeout(() => (i === body.length - 1 ? req.end(part) : req.write(part)), 50 * (i + 1)),
-    );
-  });
-}
+/** POSTs these bytes (or parts) with exactly these headers. */
+const send = (url: string, path: string, headers: Record<string, string>, body: string | Buffer[]) =>
+  rawRequest(`${url}${path}`, { method: 'POST', headers, body });
 
 /** Counts the requests that reach express while `run` runs. */
 async function expressRequests(d: TestDaemon, run: () => Promise<void>): Promise<number> {
@@ -62,7 +40,7 @@ async function expressRequests(d: TestDaemon, run: () => Promise<void>): Promise
 }
 
 /** What must be the same on both paths: status, body and the headers the daemon sets. */
-const shape = (raw: Raw) => ({
+const shape = (raw: RawAnswer) => ({
   status: raw.status,
   body: JSON.parse(raw.text) as Record<string, unknown>,
   contentType: raw.headers['content-type'],
@@ -142,7 +120,7 @@ describe('the direct route of POST /api/mcp/tools/execute', () => {
       'content-length': String(body.length),
       'x-inspector-token': d.token,
     };
-    let answer: Raw | undefined;
+    let answer: RawAnswer | undefined;
     const handled = await expressRequests(d, async () => {
       answer = await send(d.url, DIRECT, headers, [body.subarray(0, 10), body.subarray(10)]);
     });

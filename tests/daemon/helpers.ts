@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,4 +184,35 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * A request through node:http, which (unlike fetch) sends exactly the headers given, Host and Origin
+ * included. A body given in parts goes after the headers, one part every 50 ms.
+ */
+export function rawRequest(
+  url: string | URL,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer[] } = {},
+): Promise<RawAnswer> {
+  const { method = 'GET', headers = {}, body } = options;
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    if (!Array.isArray(body)) return void req.end(body);
+    req.flushHeaders();
+    body.forEach((part, i) =>
+      setTimeout(() => (i === body.length - 1 ? req.end(part) : req.write(part)), 50 * (i + 1)),
+    );
+  });
 }

@@ -1,12 +1,11 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createDaemon, StartupError } from '../../daemon/app.ts';
 import { defaultOptions } from '../../daemon/options.ts';
 import { allowedHostSet, hostCheck } from '../../daemon/security/host-check-middleware.ts';
-import { startDaemon, type TestDaemon } from './helpers.ts';
+import { rawRequest, startDaemon, type TestDaemon } from './helpers.ts';
 
 interface RawResponse {
   status: number;
@@ -15,32 +14,19 @@ interface RawResponse {
 }
 
 /** A request through node:http, which (unlike fetch) lets a test set Host and Origin freely. */
-function raw(
+async function raw(
   d: TestDaemon,
   path: string,
   options: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<RawResponse> {
-  const url = new URL(path, d.url);
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => {
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  const { status, headers, text } = await rawRequest(new URL(path, d.url), options);
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status, headers, body };
 }
 
 async function daemon(overrides: Parameters<typeof startDaemon>[0] = {}): Promise<TestDaemon> {

@@ -5,6 +5,7 @@ import { type ExtensionBrowser, launchWithTestExtension } from './support/browse
 import { startDaemonForExtension } from './support/daemon.ts';
 import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { PopupPage } from './support/pages/popup.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
 /** The modern fixture (tests/fixtures/modern-server.ts) through tsx, as a user types it into the editor. */
@@ -75,5 +76,16 @@ describe('results that break the 2026-07-28 schema, shown in the panel', USER_FL
     expect(messages).toEqual([{ role: 'unknown', text: expect.stringContaining('who says this?') }]);
     expect(await warning('messages.0.role')).toContain(WARNING);
     await panel.screenshot('modern-prompt-problem');
+  });
+
+  it('warns above the tool result in the toolbar popup too', async () => {
+    const popup = await PopupPage.open(ext.browser, ext.pageUrl('popup.html'));
+    await popup.selectServer('modern');
+    await popup.selectTool('broken');
+    await popup.run();
+    expect(await popup.resultWith('before the broken block')).toContain('hologram');
+    expect(await waitForText(popup.page, byTestId('result-problem'), 'content.1.type')).toContain(WARNING);
+    await popup.screenshot('popup-modern-result-problem');
+    await popup.close();
   });
 });
