@@ -286,7 +286,9 @@ export class ExecutionManager {
     const task = (await connection.getTask(taskId)) as McpTask;
     if (TERMINAL.has(task.status)) {
       // A modern task inlines its result (or error) in what tasks/get answered.
-      const result = connection.isModern ? endOf(task) : await connection.getTaskResult(taskId);
+      const result = connection.isModern
+        ? connection.checkInlinedResult('tools/call', endOf(task))
+        : await connection.getTaskResult(taskId);
       return completed(randomUUID(), result as JsonObject, taskId);
     }
     const toolName = this.taskTools.get(taskKey(connection.id, taskId)) ?? 'tasks/result';
@@ -322,7 +324,10 @@ export class ExecutionManager {
     execution.abort.signal.addEventListener('abort', onAbort, { once: true });
     // A modern task is polled; a change of its status shows it alive, as a status notification does.
     const result = connection.isModern
-      ? await connection.modernTasks.result(taskId, options, () => execution.armTimer())
+      ? connection.checkInlinedResult(
+          'tools/call',
+          await connection.modernTasks.result(taskId, options, () => execution.armTimer()),
+        )
       : await connection.getTaskResult(taskId, options);
     execution.abort.signal.removeEventListener('abort', onAbort);
     return completed(execution.id, result as JsonObject, taskId);

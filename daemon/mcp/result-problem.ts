@@ -39,8 +39,17 @@ export function passBrokenResult(call: LogicalCall, error: unknown): JsonObject 
     error.message = `The server's ${call.method} result breaks the 2026-07-28 schema: ${error.message.replace(SDK_PREFIX, '')}`;
     throw error;
   }
-  problems.set(sent, describe(error.message));
+  noteResultProblem(sent, error.message);
   return sent;
+}
+
+/**
+ * Keeps what breaks a result passed on as it came (`complaint`: the SDK's INVALID_RESULT message), for
+ * `resultProblemOf`. Also for a result the SDK never checked itself, checked by its codec
+ * (`ServerConnection.checkInlinedResult`).
+ */
+export function noteResultProblem(result: JsonObject, complaint: string): void {
+  problems.set(result, describe(complaint));
 }
 
 /**

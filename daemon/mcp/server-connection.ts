@@ -19,7 +19,7 @@ import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
 import { ResourceSubscriptions } from './listen.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
-import { passBrokenResult, resultProblemOf } from './result-problem.ts';
+import { noteResultProblem, passBrokenResult, resultProblemOf } from './result-problem.ts';
 import { HandshakeCapture } from './handshake.ts';
 import { allowTaskMethods, type InputRequest, ModernTasks, TASKS_EXTENSION_ID } from './modern-tasks.ts';
 import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
@@ -167,6 +167,11 @@ function answered(error: unknown): McpError | UpstreamError | undefined {
     return new UpstreamError(error.message, error.code, error.data);
   }
   return undefined;
+}
+
+/** The SDK client's negotiated wire codec (a protected member of its Protocol class). */
+interface WithWireCodec {
+  _wireCodec?: () => { decodeResult(method: string, raw: unknown): { kind: string; error?: unknown } };
 }
 
 /** One registered MCP server and its pooled SDK client, connected lazily and re-established after a drop. */
@@ -405,6 +410,23 @@ export class ServerConnection {
       : options;
     const asTask = task && (this.isModern ? { _meta: this.modernTasks.meta } : { task });
     return this.request('tools/call', { name, arguments: args, ...asTask }, withHeaders);
+  }
+
+  /**
+   * A result of `method` the SDK never checked: at 2026-07-28 it checks a request's own result against
+   * the revision's schema, but not one a task inlines in what `tasks/get` answers. It is checked here by
+   * the same codec of the SDK, and what breaks the schema becomes its `resultProblem`, as for a direct
+   * call (result-problem.ts); the result is passed on as the server sent it. A result without
+   * `resultType` is taken as complete, as a direct one is (logging-transport.ts).
+   */
+  checkInlinedResult(method: string, result: Raw): Raw {
+    if (!this.isModern) return result;
+    const codec = (this.client as WithWireCodec | undefined)?._wireCodec?.();
+    const decoded = codec?.decodeResult(method, { resultType: 'complete', ...result });
+    if (decoded?.kind === 'invalid' && decoded.error instanceof Error) {
+      noteResultProblem(result, decoded.error.message);
+    }
+    return result;
   }
 
   /** `tasks/get`: the task as the server describes it (at the modern era, checked: modern-tasks.ts). */

@@ -197,6 +197,54 @@ describe('MCP tasks at the modern era (the tasks extension)', () => {
     expect(result.body).toMatchObject({ code: 'mcp_error', mcpError: { code: -32603 } });
   });
 
+  it("passes a task's result that breaks the 2026-07-28 schema on as sent, naming what breaks it", async () => {
+    const d = await startWithModernTasks();
+    const broken = {
+      content: [
+        { type: 'text', text: 'the job is done' },
+        { type: 'hologram', data: 'a block no revision defines' },
+      ],
+    };
+    const problem = 'content.1.type: expected one of "text", "image", "audio", "resource_link", "resource"';
+
+    // Asked for once the task has ended: from what tasks/get inlined.
+    const ended = await execute(d, { serverId: 'modern', toolName: 'broken_job', runAsTask: true });
+    const endedId: string = ended.body.task.taskId;
+    await pollUntil(d, endedId, ['completed']);
+    const asked = await tasksApi(d, 'result', { serverId: 'modern', taskId: endedId });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toMatchObject({ status: 'completed', taskId: endedId, resultProblem: problem });
+    expect(asked.body.result).toEqual(broken);
+
+    // Waited for under the lock while the task works.
+    const working = await execute(d, {
+      serverId: 'modern',
+      toolName: 'broken_job',
+      parameters: { stepMs: 400 },
+      runAsTask: true,
+    });
+    const workingId: string = working.body.task.taskId;
+    const waited = await tasksApi(d, 'result', { serverId: 'modern', taskId: workingId });
+    expect(waited.status).toBe(200);
+    expect(waited.body).toMatchObject({ status: 'completed', taskId: workingId, resultProblem: problem });
+    expect(waited.body.result).toEqual(broken);
+    expect(sent(d, 'tasks/get').filter((m) => m.params?.taskId === workingId).length).toBeGreaterThan(1);
+
+    // A task's well-formed result names no problem.
+    const fine = await execute(d, {
+      serverId: 'modern',
+      toolName: 'slow_compute',
+      parameters: { steps: 1, stepMs: 10 },
+      runAsTask: true,
+    });
+    const fineId: string = fine.body.task.taskId;
+    await pollUntil(d, fineId, ['completed']);
+    const good = await tasksApi(d, 'result', { serverId: 'modern', taskId: fineId });
+    expect(good.status).toBe(200);
+    expect(textOf(good.body.result)).toBe('counted down from 1');
+    expect(good.body).not.toHaveProperty('resultProblem');
+  });
+
   it('refuses a hostile task, an unknown one, and tasks of a server without the extension', async () => {
     const d = await startWithModernTasks();
     for (const flavour of ['taskId', 'status', 'pollIntervalMs']) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { byTestId, waitForText } from './support/pages/dom.ts';
 import { ROW } from './support/pages/tasks.ts';
 import { runAsTaskToItsEnd, useTasksPanel } from './support/tasks-panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
@@ -23,5 +24,26 @@ describe('MCP tasks of a 2026-07-28 server in the panel', USER_FLOW, () => {
     await panel.page.waitForFunction((sel: string) => document.querySelectorAll(sel).length === 2, {}, ROW);
     expect((await tasks.rows()).map((row) => row.status)).toEqual(['completed', 'completed']);
     await parts.shot('tasks-list');
+  });
+
+  it("shows a task's result that breaks the 2026-07-28 schema as sent, under a warning saying what is wrong", async () => {
+    const { panel, tasks } = parts;
+    const listed = (await tasks.rows()).map((row) => row.taskId);
+    await panel.tools.select('broken_job');
+    await tasks.tickRunAsTask();
+    await panel.tools.run();
+    await waitForText(panel.page, byTestId('run-task-created'), 'created');
+    const taskId = await tasks.waitForStatus('completed', listed);
+    expect(await tasks.result(taskId, 'the job is done')).toContain('the job is done');
+    const view = `${byTestId('task-result-view')} ${byTestId('result-problem')}`;
+    expect(await waitForText(panel.page, view, 'content.1.type: expected one of')).toContain(
+      "The server's result breaks the 2026-07-28 schema:",
+    );
+    // The block the schema does not know is still shown, as the server sent it.
+    expect(await panel.page.$eval(byTestId('task-result-view'), (el) => el.textContent)).toContain(
+      'a block no revision defines',
+    );
+    await parts.shot('task-result-problem');
+    await panel.page.click(byTestId('task-result-close'));
   });
 });
