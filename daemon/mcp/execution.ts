@@ -287,7 +287,7 @@ export class ExecutionManager {
     if (TERMINAL.has(task.status)) {
       // A modern task inlines its result (or error) in what tasks/get answered.
       const result = connection.isModern
-        ? connection.checkInlinedResult('tools/call', endOf(task))
+        ? connection.checkTaskResult(endOf(task))
         : await connection.getTaskResult(taskId);
       return completed(randomUUID(), result as JsonObject, taskId);
     }
@@ -324,8 +324,7 @@ export class ExecutionManager {
     execution.abort.signal.addEventListener('abort', onAbort, { once: true });
     // A modern task is polled; a change of its status shows it alive, as a status notification does.
     const result = connection.isModern
-      ? connection.checkInlinedResult(
-          'tools/call',
+      ? connection.checkTaskResult(
           await connection.modernTasks.result(taskId, options, () => execution.armTimer()),
         )
       : await connection.getTaskResult(taskId, options);

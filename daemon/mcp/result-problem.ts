@@ -46,7 +46,7 @@ export function passBrokenResult(call: LogicalCall, error: unknown): JsonObject 
 /**
  * Keeps what breaks a result passed on as it came (`complaint`: the SDK's INVALID_RESULT message), for
  * `resultProblemOf`. Also for a result the SDK never checked itself, checked by its codec
- * (`ServerConnection.checkInlinedResult`).
+ * (`ServerConnection.checkTaskResult`).
  */
 export function noteResultProblem(result: JsonObject, complaint: string): void {
   problems.set(result, describe(complaint));

@@ -413,16 +413,17 @@ export class ServerConnection {
   }
 
   /**
-   * A result of `method` the SDK never checked: at 2026-07-28 it checks a request's own result against
-   * the revision's schema, but not one a task inlines in what `tasks/get` answers. It is checked here by
-   * the same codec of the SDK, and what breaks the schema becomes its `resultProblem`, as for a direct
-   * call (result-problem.ts); the result is passed on as the server sent it. A result without
-   * `resultType` is taken as complete, as a direct one is (logging-transport.ts).
+   * A task's result, which at 2026-07-28 the server inlines in what `tasks/get` answers: the SDK checks
+   * a request's own result against the revision's schema, but not that one. It is checked here by the
+   * same codec of the SDK as the `tools/call` result it stands for, and what breaks the schema becomes
+   * its `resultProblem`, as for a direct call (result-problem.ts); the result is passed on as the server
+   * sent it. A result without `resultType` is taken as complete, as a direct one is
+   * (logging-transport.ts).
    */
-  checkInlinedResult(method: string, result: Raw): Raw {
+  checkTaskResult(result: Raw): Raw {
     if (!this.isModern) return result;
     const codec = (this.client as WithWireCodec | undefined)?._wireCodec?.();
-    const decoded = codec?.decodeResult(method, { resultType: 'complete', ...result });
+    const decoded = codec?.decodeResult('tools/call', { resultType: 'complete', ...result });
     if (decoded?.kind === 'invalid' && decoded.error instanceof Error) {
       noteResultProblem(result, decoded.error.message);
     }

@@ -103,6 +103,14 @@ async function post(http: HttpClient, path: string, body: string): Promise<{ sta
   return { status: response.statusCode, json: await response.body.json() };
 }
 
+/** An echo call to an execute route (the daemon's, the minimal proxy's), which must complete. */
+async function execute(http: HttpClient, path: string, who: string): Promise<void> {
+  const { status, json } = await post(http, path, EXECUTE_BODY);
+  if (status !== 200 || json.status !== 'completed') {
+    throw new Error(`${who} answered ${status}: ${JSON.stringify(json)}`);
+  }
+}
+
 export async function measureEcho(options: {
   warmup: number;
   iterations: number;
@@ -158,12 +166,7 @@ export async function measureEcho(options: {
       a: {
         label: '(a) daemon  POST /api/mcp/tools/execute',
         pid: daemon.child.pid,
-        async call() {
-          const { status, json } = await post(daemonHttp, '/api/mcp/tools/execute', EXECUTE_BODY);
-          if (status !== 200 || json.status !== 'completed') {
-            throw new Error(`The daemon answered ${status}: ${JSON.stringify(json)}`);
-          }
-        },
+        call: () => execute(daemonHttp, '/api/mcp/tools/execute', 'The daemon'),
       },
       b: {
         label: '(b) SDK     client.request tools/call',
@@ -184,12 +187,7 @@ export async function measureEcho(options: {
       m: {
         label: '(m) minimal proxy: node:http + SDK client, nothing else',
         pid: minimal.child.pid,
-        async call() {
-          const { status, json } = await post(minimalHttp, '/', EXECUTE_BODY);
-          if (status !== 200 || json.status !== 'completed') {
-            throw new Error(`The minimal proxy answered ${status}: ${JSON.stringify(json)}`);
-          }
-        },
+        call: () => execute(minimalHttp, '/', 'The minimal proxy'),
       },
     };
     if (options.peers) {
