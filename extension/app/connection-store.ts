@@ -67,11 +67,18 @@ export const useConnectionStore = defineStore('connection', () => {
   /** What the live channel presents in `?token=`: the session token, or the signed-in user's. */
   const credential = computed(() => (byUser.value ? (auth?.token ?? '') : (pairing.value?.token ?? '')));
 
-  // Signing out (or the token expiring) ends the user's pairing: the form offers sign-in again.
+  // Signing out (or the token expiring) ends the user's pairing: the form offers sign-in again. Signing
+  // in, here or in another page of the inspector, pairs the app as the user with the daemon they signed
+  // in at, as it does when the app loads; a renewed token changes nothing.
   watch(
-    () => auth?.token,
-    (token) => {
-      if (token || !byUser.value) return;
+    () => [auth?.token, auth?.daemonUrl] as const,
+    ([token, daemonUrl], [previous]) => {
+      if (token) {
+        const signedIn = !previous || !byUser.value || pairing.value?.url !== daemonUrl;
+        if (signedIn && loaded.value) void pairAsUser();
+        return;
+      }
+      if (!byUser.value) return;
       pairing.value = null;
       health.value = null;
     },
@@ -152,8 +159,17 @@ export const useConnectionStore = defineStore('connection', () => {
    * The user just signed in (the extension's sign-in window): the app pairs with the daemon they signed
    * in at, with their token. A stored token pairing gives way: the sign-in is the user's newer choice.
    */
-  async function pairAsUser(): Promise<void> {
+  let pairingAsUser: Promise<void> | undefined;
+
+  function pairAsUser(): Promise<void> {
+    // The sign-in's own page calls this as the watch above does: the two share one pairing.
+    pairingAsUser ??= pairAsUserNow().finally(() => (pairingAsUser = undefined));
+    return pairingAsUser;
+  }
+
+  async function pairAsUserNow(): Promise<void> {
     if (!auth?.token || !auth.daemonUrl) return;
+    if (byUser.value && pairing.value?.url === auth.daemonUrl && health.value && !refused.value) return;
     pairing.value = { url: auth.daemonUrl, token: '' };
     refused.value = false;
     await platform?.store.remove(STORAGE_KEY);

@@ -1,4 +1,4 @@
-import browser from 'webextension-polyfill';
+import browser, { type Storage } from 'webextension-polyfill';
 import type { KeyValueStore } from './key-value-store';
 
 /**
@@ -17,6 +17,13 @@ export function extensionStore(): KeyValueStore {
     },
     async remove(key) {
       await browser.storage.local.remove(key);
+    },
+    watch(key, listener) {
+      const changed = (changes: Record<string, Storage.StorageChange>, area: string): void => {
+        if (area === 'local' && key in changes) listener(changes[key]?.newValue);
+      };
+      browser.storage.onChanged.addListener(changed);
+      return () => browser.storage.onChanged.removeListener(changed);
     },
   };
 }

@@ -3,6 +3,12 @@ export interface KeyValueStore {
   get<T>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown): Promise<void>;
   remove(key: string): Promise<void>;
+  /**
+   * Calls `listener` with the new value of `key` (undefined once removed) when another page of the app
+   * changes it: another tab of the web page, another page of the extension (where the page's own changes
+   * are told too). Returns the function that stops listening.
+   */
+  watch?(key: string, listener: (value: unknown) => void): () => void;
 }
 
 export function localStorageStore(storage: Storage = globalThis.localStorage): KeyValueStore {
@@ -16,6 +22,20 @@ export function localStorageStore(storage: Storage = globalThis.localStorage): K
     },
     async remove(key) {
       storage.removeItem(key);
+    },
+    watch(key, listener) {
+      // Fired in the other tabs of the origin only; `key` null when the storage was cleared.
+      const changed = (event: StorageEvent): void => {
+        if (event.storageArea !== storage || (event.key !== key && event.key !== null)) return;
+        const text = event.key === null ? null : event.newValue;
+        try {
+          listener(text === null ? undefined : JSON.parse(text));
+        } catch {
+          // Not JSON: not a value this app wrote, as get() would also refuse it.
+        }
+      };
+      addEventListener('storage', changed);
+      return () => removeEventListener('storage', changed);
     },
   };
 }

@@ -82,6 +82,8 @@ const SESSION_KEY = 'userSession';
 const PENDING_KEY = 'inspector.pendingSignIn';
 /** Tabs of one page renew one at a time: a rotated refresh token spent twice revokes the sign-in. */
 const RENEW_LOCK = 'inspector.renewSignIn';
+/** Why a page is signed out that did not sign out itself. */
+export const SIGNED_OUT_ELSEWHERE = 'You were signed out in another tab or window of the inspector.';
 
 export function useAuthUser(): AuthUser {
   const auth = inject(AUTH_USER);
@@ -193,20 +195,24 @@ function createAuthUser(platform: Platform): AuthUser {
     const current = session.value;
     if (current && current.accessToken !== refused) return true;
     const stored = await store.get<unknown>(SESSION_KEY);
-    if (!current && !isSession(stored)) return false;
-    if (isSession(stored) && stored.accessToken !== refused && stored.expiresAt > Date.now()) {
+    if (!isSession(stored)) {
+      // Gone from the store while this page still held it: the user signed out in another page, and
+      // this page's refresh token must not sign them back in.
+      if (current) signedOutElsewhere();
+      return false;
+    }
+    if (stored.accessToken !== refused && stored.expiresAt > Date.now()) {
       keep(stored);
       return true;
     }
     // The store holds the newest refresh token: another tab may have rotated the one this tab has.
-    const latest = isSession(stored) ? stored : current;
-    const grant = latest?.refresh;
-    if (!latest || !grant) {
+    const grant = stored.refresh;
+    if (!grant) {
       await signOut('Your sign-in expired: sign in again.');
       return false;
     }
     try {
-      const next = sessionOf(await renewToken(grant), latest, grant);
+      const next = sessionOf(await renewToken(grant), stored, grant);
       await store.set(SESSION_KEY, next);
       keep(next);
       return true;
@@ -220,6 +226,27 @@ function createAuthUser(platform: Platform): AuthUser {
     keep(null);
     problem.value = reason ?? null;
     await store.remove(SESSION_KEY);
+  }
+
+  function signedOutElsewhere(): void {
+    keep(null);
+    problem.value = SIGNED_OUT_ELSEWHERE;
+  }
+
+  /**
+   * The stored session changed in another page (or, in the extension, in this one): this page follows.
+   * A sign-in or a renewal there is taken here, with the daemon it was made at offered for the next
+   * sign-in; a sign-out there signs this page out. What this page wrote itself changes nothing.
+   */
+  function followStore(stored: unknown): void {
+    if (isSession(stored)) {
+      if (stored.accessToken === session.value?.accessToken || stored.expiresAt <= Date.now()) return;
+      keep(stored);
+      problem.value = null;
+      if (stored.daemonUrl && offer.value?.daemonUrl !== stored.daemonUrl) void offerFor(stored.daemonUrl);
+    } else if (stored === undefined && session.value) {
+      signedOutElsewhere();
+    }
   }
 
   /** The daemon whose sign-in the form offers now: a slower answer for an earlier address is dropped. */
@@ -287,6 +314,7 @@ function createAuthUser(platform: Platform): AuthUser {
   }
 
   async function load(): Promise<void> {
+    store.watch?.(SESSION_KEY, followStore);
     const stored = await store.get<unknown>(SESSION_KEY);
     if (isSession(stored) && stored.expiresAt > Date.now()) keep(stored);
     // A token that expired while the page was closed is renewed when it can be.

@@ -10,6 +10,7 @@ import { freePort, type TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { launchWithDevTools, openMcpPanel } from './support/devtools.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
+import { echoAsUser } from './support/echo-as-user.ts';
 import { byTestId, saveScreenshot, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
@@ -227,6 +228,59 @@ describe('user sign-in in the extension', USER_FLOW, () => {
     await panel.page.waitForSelector(byTestId('sign-in-button'));
     expect(await panel.pairing.url()).toBe(daemon.url);
     expect(await stored(panel.page, 'userSession')).toBeUndefined();
+  });
+
+  it('keeps its pages in step: a sign-out or a sign-in on one page shows on the others at once', async () => {
+    // The options page, open all along, followed the panel's sign-out.
+    await options.page.bringToFront();
+    expect(await waitForText(options.page, byTestId('sign-in-problem'), 'another')).toBe(
+      'You were signed out in another tab or window of the inspector.',
+    );
+    expect(await options.page.$(byTestId('signed-in-user'))).toBeNull();
+
+    await options.page.locator(byTestId('sign-in-button')).click();
+    // The provider still knows the user from the first sign-in: its window asks for consent only (once
+    // or more) until it sends the window back, which the browser then closes.
+    const target = await ext.browser.waitForTarget((t) =>
+      t.url().startsWith(`${provider.issuer}/interaction/`),
+    );
+    const signInWindow = (await target.page())!;
+    const prompts: string[] = [];
+    for (let i = 0; i < 4 && !signInWindow.isClosed(); i++) {
+      try {
+        prompts.push(await waitForText(signInWindow, '#prompt', ''));
+        await signInWindow.locator('#accept').click();
+        await signInWindow.waitForNavigation();
+      } catch (error) {
+        if (!signInWindow.isClosed()) throw error;
+      }
+    }
+    expect(signInWindow.isClosed()).toBe(true);
+    expect(prompts.length).toBeGreaterThan(0);
+    expect(new Set(prompts)).toEqual(new Set(['consent']));
+    await waitForText(options.page, byTestId('signed-in-user'), 'Alice Liddell');
+    const { accessToken } = (await stored<StoredSession>(options.page, 'userSession'))!;
+
+    // The panel, signed out and unpaired, is signed in and paired as the user without a reload.
+    await panel.page.bringToFront();
+    await waitForText(panel.page, byTestId('signed-in-user'), 'Alice Liddell');
+    expect(await panel.page.$(byTestId('sign-in-problem'))).toBeNull();
+    await waitForText(panel.page, byTestId('live-state'), 'live');
+    const bearers = await echoAsUser(panel, toDaemon, 'signed in on the options page');
+    expect(bearers.length).toBeGreaterThan(0);
+    expect(new Set(bearers)).toEqual(new Set([`Bearer ${accessToken}`]));
+    await panel.screenshot('extension-signed-in-elsewhere');
+
+    // Signing out on the options page signs the panel out.
+    await options.page.bringToFront();
+    await options.page.locator(byTestId('sign-out')).click();
+    await panel.page.bringToFront();
+    expect(await waitForText(panel.page, byTestId('sign-in-problem'), 'another')).toBe(
+      'You were signed out in another tab or window of the inspector.',
+    );
+    expect(await panel.page.$(byTestId('signed-in-user'))).toBeNull();
+    expect(await stored(panel.page, 'userSession')).toBeUndefined();
+    await panel.screenshot('extension-signed-out-elsewhere', { height: 400 });
   });
 
   it('says so when the sign-in window is closed before the provider sent it back', async () => {

@@ -10,6 +10,7 @@ import { startUserBackend, type UserBackend } from '../fixtures/user-backend.ts'
 import { freePort, type TestDaemon } from '../daemon/helpers.ts';
 import { launchBrowser } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonWithWebPage } from './support/daemon.ts';
+import { echoAsUser } from './support/echo-as-user.ts';
 import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
@@ -223,6 +224,57 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
     );
     expect(await session()).toBeNull();
     await web.screenshot('user-sign-in-renewal-refused');
+  });
+
+  it('signs every tab out when one signs out, and no other tab renews the sign-in back', async () => {
+    tokenTtl = 6;
+    await web.page.locator(byTestId('sign-in-button')).click();
+    await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
+    const first = (await session())!;
+    const other = await PanelPage.open(browser, `${daemon.url}/`);
+    try {
+      await waitForText(other.page, byTestId('signed-in-user'), 'Alice Liddell');
+      await other.page.locator(byTestId('sign-out')).click();
+      await other.page.waitForSelector(byTestId('sign-in-button'));
+      // The first tab follows without a reload and says why; its pairing as the user ends with it.
+      await web.page.bringToFront();
+      await web.page.waitForSelector(byTestId('pairing-form'));
+      expect(await waitForText(web.page, byTestId('sign-in-problem'), 'another')).toBe(
+        'You were signed out in another tab or window of the inspector.',
+      );
+      expect(await web.page.$(byTestId('signed-in-user'))).toBeNull();
+      // Past the time the first tab would have renewed its token: nothing signed the user back in.
+      await sleep(Math.max(0, first.expiresAt + 500 - Date.now()));
+      expect(await session()).toBeNull();
+      expect(await web.page.$(byTestId('signed-in-user'))).toBeNull();
+      await web.screenshot('user-signed-out-elsewhere');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('signs the other tabs in when one signs in, without a reload', async () => {
+    tokenTtl = 3600;
+    const other = await PanelPage.open(browser, `${daemon.url}/`);
+    try {
+      await other.page.locator(byTestId('sign-in-button')).click();
+      await waitForText(other.page, byTestId('signed-in-user'), 'Alice Liddell');
+      const stored = (await session())!;
+      // A tab in the background does not paint: the first one is brought to the front to be used.
+      await web.page.bringToFront();
+      await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
+      expect(await web.page.$(byTestId('sign-in-problem'))).toBeNull();
+      expect(await web.pairing.waitUntilPaired()).toContain('daemon');
+      await waitForText(web.page, byTestId('live-state'), 'live');
+      await web.servers.waitFor('everything');
+      // The first tab calls with the token the other tab was given.
+      const bearers = await echoAsUser(web, toDaemon, 'signed in next door');
+      expect(bearers.length).toBeGreaterThan(0);
+      expect(new Set(bearers)).toEqual(new Set([`Bearer ${stored.accessToken}`]));
+      await web.screenshot('user-signed-in-elsewhere');
+    } finally {
+      await other.close();
+    }
   });
 
   it('never sent a refresh token to the daemon', () => {

@@ -1,0 +1,17 @@
+import type { HTTPRequest } from 'puppeteer';
+import { expect } from 'vitest';
+import type { PanelPage } from './pages/panel.ts';
+
+/**
+ * Connects server `everything` in `panel`, runs its `echo` with `message` and returns the
+ * `Authorization` header of each request `sent` gained meanwhile (the page's requests to the daemon).
+ */
+export async function echoAsUser(panel: PanelPage, sent: HTTPRequest[], message: string): Promise<string[]> {
+  const before = sent.length;
+  await panel.servers.connect('everything');
+  await panel.tools.select('echo');
+  await panel.tools.fill('message', message);
+  await panel.tools.run();
+  expect(await panel.tools.resultWith(`Echo: ${message}`)).toContain(`Echo: ${message}`);
+  return sent.slice(before).map((request) => request.headers().authorization ?? '');
+}
