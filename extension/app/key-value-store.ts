@@ -28,11 +28,13 @@ export function localStorageStore(storage: Storage = globalThis.localStorage): K
       const changed = (event: StorageEvent): void => {
         if (event.storageArea !== storage || (event.key !== key && event.key !== null)) return;
         const text = event.key === null ? null : event.newValue;
+        let value: unknown;
         try {
-          listener(text === null ? undefined : JSON.parse(text));
+          value = text === null ? undefined : JSON.parse(text);
         } catch {
-          // Not JSON: not a value this app wrote, as get() would also refuse it.
+          return; // Not JSON: not a value this app wrote, as get() would also refuse it.
         }
+        listener(value);
       };
       addEventListener('storage', changed);
       return () => removeEventListener('storage', changed);
