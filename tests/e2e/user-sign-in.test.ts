@@ -226,14 +226,20 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
     await web.screenshot('user-sign-in-renewal-refused');
   });
 
-  it('signs every tab out when one signs out, and no other tab renews the sign-in back', async () => {
-    tokenTtl = 6;
+  /** Signs in on the first tab, with a token of `ttl` seconds, and opens a second tab signed in by it. */
+  async function signInWithSecondTab(ttl: number): Promise<{ first: StoredSession; other: PanelPage }> {
+    tokenTtl = ttl;
     await web.page.locator(byTestId('sign-in-button')).click();
     await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
     const first = (await session())!;
     const other = await PanelPage.open(browser, `${daemon.url}/`);
+    await waitForText(other.page, byTestId('signed-in-user'), 'Alice Liddell');
+    return { first, other };
+  }
+
+  it('signs every tab out when one signs out, and no other tab renews the sign-in back', async () => {
+    const { first, other } = await signInWithSecondTab(6);
     try {
-      await waitForText(other.page, byTestId('signed-in-user'), 'Alice Liddell');
       await other.page.locator(byTestId('sign-out')).click();
       await other.page.waitForSelector(byTestId('sign-in-button'));
       // The first tab follows without a reload and says why; its pairing as the user ends with it.
@@ -278,14 +284,9 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
   });
 
   it('renews for every tab with one refresh token at a time: two tabs stay signed in through renewals', async () => {
-    tokenTtl = 6;
     await web.page.locator(byTestId('sign-out')).click();
-    await web.page.locator(byTestId('sign-in-button')).click();
-    await waitForText(web.page, byTestId('signed-in-user'), 'Alice Liddell');
-    const first = (await session())!;
-    const other = await PanelPage.open(browser, `${daemon.url}/`);
+    const { first, other } = await signInWithSecondTab(6);
     try {
-      await waitForText(other.page, byTestId('signed-in-user'), 'Alice Liddell');
       // Two renewals: each tab's timer comes due, but the provider rotates refresh tokens and refuses one
       // spent twice, which would sign the tabs out.
       const seen = new Set([first.refresh!.refreshToken]);
