@@ -81,15 +81,28 @@ async function startSharedDaemon(ext: ExtensionBrowser): Promise<SharedDaemon> {
   };
 }
 
-/** Waits for the provider's pages in the browser's sign-in window and says yes to login and consent. */
-async function answerSignInWindow(ext: ExtensionBrowser, issuer: string): Promise<void> {
+/**
+ * Waits for the provider's pages in the browser's sign-in window and says yes to each (its login, its
+ * consent) until the provider sends the window back and the browser closes it. Returns the prompts.
+ */
+async function answerSignInWindow(ext: ExtensionBrowser, issuer: string): Promise<string[]> {
   const target = await ext.browser.waitForTarget((t) => t.url().startsWith(`${issuer}/interaction/`));
   const signInWindow = (await target.page())!;
-  expect(await waitForText(signInWindow, '#prompt', 'login')).toBe('login');
-  await saveScreenshot(signInWindow, 'extension-sign-in-window');
-  await signInWindow.locator('#accept').click();
-  expect(await waitForText(signInWindow, '#prompt', 'consent')).toBe('consent');
-  await signInWindow.locator('#accept').click();
+  const prompts: string[] = [];
+  while (!signInWindow.isClosed() && prompts.length < 4) {
+    try {
+      prompts.push(await waitForText(signInWindow, '#prompt', ''));
+      if (prompts.length === 1 && prompts[0] === 'login') {
+        await saveScreenshot(signInWindow, 'extension-sign-in-window');
+      }
+      await Promise.all([signInWindow.waitForNavigation(), signInWindow.locator('#accept').click()]);
+    } catch (error) {
+      // The provider's last answer sends the window to the redirect URI, and the browser closes it.
+      if (!signInWindow.isClosed()) throw error;
+    }
+  }
+  expect(signInWindow.isClosed()).toBe(true);
+  return prompts;
 }
 
 // SPEC part 5 in the extension: the options page signs a user in to a shared daemon through the browser's
@@ -133,7 +146,7 @@ describe('user sign-in in the extension', USER_FLOW, () => {
 
     await options.page.locator(byTestId('sign-in-button')).click();
     // The browser's sign-in window shows the provider's login, then its consent; the user says yes.
-    await answerSignInWindow(ext, provider.issuer);
+    expect(await answerSignInWindow(ext, provider.issuer)).toEqual(['login', 'consent']);
     // The provider sent the window to the redirect URI: the browser closed it and handed the address back.
     expect(await waitForText(options.page, byTestId('signed-in-user'), 'Alice Liddell')).toContain(
       'alice@example.test',
@@ -240,22 +253,8 @@ describe('user sign-in in the extension', USER_FLOW, () => {
 
     await options.page.locator(byTestId('sign-in-button')).click();
     // The provider still knows the user from the first sign-in: its window asks for consent only (once
-    // or more) until it sends the window back, which the browser then closes.
-    const target = await ext.browser.waitForTarget((t) =>
-      t.url().startsWith(`${provider.issuer}/interaction/`),
-    );
-    const signInWindow = (await target.page())!;
-    const prompts: string[] = [];
-    for (let i = 0; i < 4 && !signInWindow.isClosed(); i++) {
-      try {
-        prompts.push(await waitForText(signInWindow, '#prompt', ''));
-        await signInWindow.locator('#accept').click();
-        await signInWindow.waitForNavigation();
-      } catch (error) {
-        if (!signInWindow.isClosed()) throw error;
-      }
-    }
-    expect(signInWindow.isClosed()).toBe(true);
+    // or more).
+    const prompts = await answerSignInWindow(ext, provider.issuer);
     expect(prompts.length).toBeGreaterThan(0);
     expect(new Set(prompts)).toEqual(new Set(['consent']));
     await waitForText(options.page, byTestId('signed-in-user'), 'Alice Liddell');
@@ -326,7 +325,7 @@ describe('user sign-in from the MCP panel in DevTools', USER_FLOW, () => {
     );
     await panel.waitForSelector(byTestId('sign-in-button'));
     await panel.$eval(byTestId('sign-in-button'), (button) => (button as HTMLElement).click());
-    await answerSignInWindow(ext, shared.provider.issuer);
+    expect(await answerSignInWindow(ext, shared.provider.issuer)).toEqual(['login', 'consent']);
     await panel.waitForFunction(
       (sel: string) => document.querySelector(sel)?.textContent?.includes('Alice Liddell'),
       {},
