@@ -108,7 +108,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       },
       debug: options.debug,
     },
-    (id, config) => oauth.dropIfChanged(id, config),
+    {
+      onReplaced: (id, config) => oauth.dropIfChanged(id, config),
+      onRemoved: (serverId) => publish({ type: 'server-removed', serverId }),
+    },
   );
   try {
     await manager.load();

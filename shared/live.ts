@@ -27,6 +27,12 @@ export interface ServerStatusMessage {
   server: ServerRecord;
 }
 
+/** A server was removed from the daemon (one added or changed comes as its `server-status`). */
+export interface ServerRemovedMessage {
+  type: 'server-removed';
+  serverId: string;
+}
+
 /** A server-to-client MCP notification: logging messages, `list_changed`, `resources/updated`, … */
 export interface NotificationMessage {
   type: 'notification';
@@ -64,6 +70,7 @@ export type LiveMessage =
   | HelloMessage
   | RpcMessage
   | ServerStatusMessage
+  | ServerRemovedMessage
   | NotificationMessage
   | ProgressMessage
   | ElicitationMessage

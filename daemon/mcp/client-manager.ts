@@ -8,6 +8,13 @@ import {
 } from '../servers/registry-file.ts';
 import { type ConnectionDeps, ServerConnection } from './server-connection.ts';
 
+export interface RegistryHooks {
+  /** A server was replaced or removed: a grant made for its old settings goes (daemon/oauth). */
+  onReplaced?: (id: string, config: ServerConfig | undefined) => Promise<void>;
+  /** A server was removed; one added or replaced is told through `deps.onStatus` with its new record. */
+  onRemoved?: (id: string) => void;
+}
+
 /** The registered servers and their pooled connections; every change is persisted to the registry file. */
 export class ClientManager {
   private readonly connections = new Map<string, ServerConnection>();
@@ -16,8 +23,7 @@ export class ClientManager {
   constructor(
     private readonly registryFile: string,
     private readonly deps: ConnectionDeps,
-    /** Called when a server is replaced or removed: a grant made for its old settings goes (daemon/oauth). */
-    private readonly onReplaced?: (id: string, config: ServerConfig | undefined) => Promise<void>,
+    private readonly hooks: RegistryHooks = {},
   ) {}
 
   async load(): Promise<void> {
@@ -39,14 +45,15 @@ export class ClientManager {
     return this.connections.has(id);
   }
 
-  /** Adds or replaces a server; a replaced server's connection is closed. Returns whether it was new. */
+  /** Adds or replaces servers; a replaced server's connection is closed. Each new record is told. */
   async put(servers: StoredServer[]): Promise<void> {
     for (const server of servers) {
       const existing = this.connections.get(server.id);
-      await existing?.disconnect();
-      await this.onReplaced?.(server.id, server.config);
+      await existing?.retire();
+      await this.hooks.onReplaced?.(server.id, server.config);
       // Roots are the inspector's setting for the server, not part of its config: a new config keeps them.
-      this.add({ ...server, roots: server.roots ?? existing?.rootList });
+      const added = this.add({ ...server, roots: server.roots ?? existing?.rootList });
+      this.deps.onStatus?.(added.record());
     }
     await this.save();
   }
@@ -54,8 +61,9 @@ export class ClientManager {
   async remove(id: string): Promise<void> {
     const connection = this.get(id);
     this.connections.delete(id);
-    await connection.disconnect();
-    await this.onReplaced?.(id, undefined);
+    await connection.retire();
+    await this.hooks.onReplaced?.(id, undefined);
+    this.hooks.onRemoved?.(id);
     await this.save();
   }
 
@@ -74,11 +82,10 @@ export class ClientManager {
     await this.saving;
   }
 
-  private add(server: StoredServer): void {
-    this.connections.set(
-      server.id,
-      new ServerConnection(server.id, server.name, server.config, this.deps, server.roots),
-    );
+  private add(server: StoredServer): ServerConnection {
+    const connection = new ServerConnection(server.id, server.name, server.config, this.deps, server.roots);
+    this.connections.set(server.id, connection);
+    return connection;
   }
 
   /** Writes are chained so two quick changes never race on the file. */

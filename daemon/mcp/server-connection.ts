@@ -182,6 +182,8 @@ export class ServerConnection {
   private connecting?: Promise<Client>;
   private closing = false;
   private probing = false;
+  /** Removed or replaced in the registry: what becomes of it is no longer the server's status. */
+  private retired = false;
   /** Set before a client closes (or as it does): turns the SDK's bare "Connection closed" into why. */
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
   private readonly secrets: string[];
@@ -271,6 +273,15 @@ export class ServerConnection {
     return this.connecting;
   }
 
+  /**
+   * Closes the connection of a server removed or replaced. Its `disconnected` is told (what waited on it
+   * ends), and nothing after: a call still holding it must not speak for the server that took its place.
+   */
+  async retire(): Promise<void> {
+    await this.disconnect();
+    this.retired = true;
+  }
+
   async disconnect(): Promise<void> {
     await this.connecting?.catch(() => {});
     // The listen stream is cancelled while the connection is still there to say so.
@@ -297,7 +308,7 @@ export class ServerConnection {
   /** Replaces the roots; a connected server hears `notifications/roots/list_changed`. */
   async setRoots(roots: Root[]): Promise<void> {
     this.roots = roots;
-    this.deps.onStatus?.(this.record());
+    this.tellStatus();
     await this.client?.sendRootsListChanged().catch((error: unknown) => {
       this.deps.debug?.(`${this.id}: roots/list_changed failed: ${String(error)}`);
     });
@@ -312,7 +323,7 @@ export class ServerConnection {
     await this.ensureConnected();
     if (!this.isModern) await this.request('logging/setLevel', { level });
     this.loggingLevel = level;
-    this.deps.onStatus?.(this.record());
+    this.tellStatus();
   }
 
   /**
@@ -885,6 +896,10 @@ export class ServerConnection {
     if (status === 'error' || status === 'auth_required') this.lastError = lastError;
     else if (status === 'connected') this.lastError = undefined;
     if (status !== 'connected') this.initResult = status === 'connecting' ? this.initResult : undefined;
-    this.deps.onStatus?.(this.record());
+    this.tellStatus();
+  }
+
+  private tellStatus(): void {
+    if (!this.retired) this.deps.onStatus?.(this.record());
   }
 }

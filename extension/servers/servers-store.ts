@@ -52,6 +52,11 @@ export const useServersStore = defineStore('servers', () => {
 
   async function remove(id: string): Promise<void> {
     await requireClient().deleteServer(id);
+    forget(id);
+  }
+
+  /** The server is gone from the daemon (removed here or, said by the live channel, elsewhere). */
+  function forget(id: string): void {
     servers.value = servers.value.filter((s) => s.id !== id);
     if (selectedId.value === id) selectedId.value = servers.value[0]?.id ?? null;
   }
@@ -79,6 +84,7 @@ export const useServersStore = defineStore('servers', () => {
     save,
     importJson,
     remove,
+    forget,
     setConnected,
     upsert,
   };

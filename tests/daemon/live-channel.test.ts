@@ -309,6 +309,49 @@ describe('server status', () => {
   });
 });
 
+describe('the server list', () => {
+  it('tells a server added or replaced with its new record and a removed one once it is gone', async () => {
+    const d = await daemonWith();
+    const connection = await live(d);
+    await connection.until((m) => m.length > 0);
+    const told = () =>
+      connection.messages.flatMap((m) =>
+        m.type === 'server-status'
+          ? [[m.type, m.server.id, m.server.name, m.server.status]]
+          : m.type === 'server-removed'
+            ? [[m.type, m.serverId]]
+            : [],
+      );
+    const config = fixtureStdio('tools-server.ts');
+
+    expect((await d.api('PUT', '/api/mcp/servers/fixture', { name: 'First', config })).status).toBe(201);
+    await connection.until((m) => ofType(m, 'server-status').length === 1);
+    expect(told()).toEqual([['server-status', 'fixture', 'First', 'disconnected']]);
+
+    expect((await d.api('POST', '/api/mcp/servers/fixture/connect')).body.status).toBe('connected');
+    expect((await d.api('PUT', '/api/mcp/servers/fixture', { name: 'Second', config })).status).toBe(200);
+    await connection.until((m) => ofType(m, 'server-status').some((s) => s.server.name === 'Second'));
+    expect(told().slice(1)).toEqual([
+      ['server-status', 'fixture', 'First', 'connecting'],
+      ['server-status', 'fixture', 'First', 'connected'],
+      // The replaced connection closes, then the new record (not connected yet) takes its place.
+      ['server-status', 'fixture', 'First', 'disconnected'],
+      ['server-status', 'fixture', 'Second', 'disconnected'],
+    ]);
+
+    expect((await d.api('POST', '/api/mcp/servers/fixture/connect')).body.status).toBe('connected');
+    expect((await d.api('DELETE', '/api/mcp/servers/fixture')).status).toBe(200);
+    await connection.until((m) => ofType(m, 'server-removed').length === 1);
+    expect(told().slice(5)).toEqual([
+      ['server-status', 'fixture', 'Second', 'connecting'],
+      ['server-status', 'fixture', 'Second', 'connected'],
+      ['server-status', 'fixture', 'Second', 'disconnected'],
+      ['server-removed', 'fixture'],
+    ]);
+    expect((await d.api('GET', '/api/mcp/servers')).body.servers).toEqual([]);
+  });
+});
+
 describe('notifications', () => {
   it("forwards server-everything's tools list_changed notifications with the server id", async () => {
     const d = await daemonWith({ everything: everythingStdio() });

@@ -7,6 +7,7 @@ import {
   EVERYTHING_COMMAND,
   startDaemonForExtension,
 } from './support/daemon.ts';
+import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
@@ -59,6 +60,25 @@ describe('the DevTools panel of the built extension', USER_FLOW, () => {
     expect(tools).toEqual(
       expect.arrayContaining(['echo', 'trigger-elicitation-request', 'get-structured-content']),
     );
+  });
+
+  it('follows a server added, changed and removed elsewhere, without a reload', async () => {
+    const api = daemon!.api.bind(daemon);
+    const item = byTestId('server-elsewhere');
+    const config = { transport: 'stdio', ...EVERYTHING_COMMAND };
+    expect((await api('PUT', '/api/mcp/servers/elsewhere', { name: 'Added elsewhere', config })).status).toBe(
+      201,
+    );
+    expect(await waitForText(panel.page, `${item} strong`, 'Added elsewhere', true)).toBeTruthy();
+    expect(
+      (await api('PUT', '/api/mcp/servers/elsewhere', { name: 'Changed elsewhere', config })).status,
+    ).toBe(200);
+    expect(await waitForText(panel.page, `${item} strong`, 'Changed elsewhere', true)).toBeTruthy();
+    await panel.screenshot('panel-server-added-elsewhere');
+    expect((await api('DELETE', '/api/mcp/servers/elsewhere')).status).toBe(200);
+    await panel.page.waitForSelector(item, { hidden: true });
+    // The server being looked at stays selected throughout.
+    expect(await panel.page.$(`${byTestId('server-everything')}[aria-selected="true"]`)).not.toBeNull();
   });
 
   it('runs echo through the generated form and shows the echoed text', async () => {
