@@ -10,7 +10,7 @@ const SERVER = 'modern-http';
 
 // The Logs view with a 2026-07-28 server over Streamable HTTP: a tool call that takes three
 // input_required rounds shows as one group, a request's MCP headers show when it is expanded, and a list
-// result shows its cache hint. The calls are made through the daemon's API; the panel only watches.
+// result shows its cache hint. The panel lists the tools; the calls are made through the daemon's API.
 describe('the Logs view at 2026-07-28', USER_FLOW, () => {
   let ext: ExtensionBrowser;
   let daemon: TestDaemon | undefined;
@@ -38,7 +38,12 @@ describe('the Logs view at 2026-07-28', USER_FLOW, () => {
       (await api('PUT', `/api/mcp/servers/${SERVER}`, { config: { transport: 'http', url: server!.url } }))
         .status,
     ).toBe(201);
-    expect((await api('GET', `/api/mcp/servers/${SERVER}/tools`)).status).toBe(200);
+    // The one tools/list is the panel's own, made when the server is selected. Listing through the API
+    // as well raced the panel: when its first look at the daemon's servers (at the live channel's hello)
+    // came after the server was added, the panel selected the server and listed its tools a second time.
+    await panel.servers.waitFor(SERVER);
+    await panel.servers.select(SERVER);
+    expect(await panel.tools.names()).toContain('echo');
     await api('POST', '/api/mcp/tools/execute', {
       serverId: SERVER,
       toolName: 'echo',
