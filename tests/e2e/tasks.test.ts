@@ -55,15 +55,20 @@ describe('MCP tasks in the panel', USER_FLOW, () => {
   it('fits the list in a narrow panel', async () => {
     const { panel } = parts;
     const viewport = panel.page.viewport();
+    // The layout follows the width through a ResizeObserver, which runs only in a painted tab and only
+    // at the next frames: measured once two have passed in the tab in front.
+    await panel.page.bringToFront();
     await panel.page.setViewport({ width: 420, height: 800 });
     try {
+      await panel.page.evaluate(
+        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+      );
       await panel.page.$eval(byTestId('tasks-panel'), (el) => el.scrollIntoView());
       const overflow = await panel.page.$eval(
         byTestId('tasks-panel'),
         (el) => el.scrollWidth - el.clientWidth,
       );
       expect(overflow).toBeLessThanOrEqual(0);
-      await panel.page.bringToFront();
       await panel.page.screenshot({ path: `${SHOTS}/tasks-narrow.png` });
     } finally {
       if (viewport) await panel.page.setViewport(viewport);
