@@ -10,6 +10,13 @@ export function requireClient(): DaemonClient {
   return client;
 }
 
+/** Replaces the server's record in `list`, or adds it at the end. */
+function put(list: ServerRecord[], record: ServerRecord): void {
+  const index = list.findIndex((s) => s.id === record.id);
+  if (index >= 0) list[index] = record;
+  else list.push(record);
+}
+
 /** The daemon's server registry as the sidebar shows it, with the selected server. */
 export const useServersStore = defineStore('servers', () => {
   const servers = ref<ServerRecord[]>([]);
@@ -19,20 +26,49 @@ export const useServersStore = defineStore('servers', () => {
 
   const selected = computed(() => servers.value.find((s) => s.id === selectedId.value) ?? null);
 
+  /**
+   * What each refresh under way has been told since it asked (a record, or null for a server gone): the
+   * daemon's answer may have been made before, so it is applied on top of the answer, in order.
+   */
+  const toldSince = new Set<Array<[string, ServerRecord | null]>>();
+  let refreshes = 0;
+
   function upsert(record: ServerRecord): void {
-    const index = servers.value.findIndex((s) => s.id === record.id);
-    if (index >= 0) servers.value[index] = record;
-    else servers.value.push(record);
+    for (const told of toldSince) told.push([record.id, record]);
+    put(servers.value, record);
   }
 
+  /** The server is gone from the daemon (removed here or, said by the live channel, elsewhere). */
+  function forget(id: string): void {
+    for (const told of toldSince) told.push([id, null]);
+    servers.value = servers.value.filter((s) => s.id !== id);
+    if (selectedId.value === id) selectedId.value = servers.value[0]?.id ?? null;
+  }
+
+  /**
+   * Reloads the list. Only the last refresh asked is applied (an earlier one answered later is older),
+   * and with what the live channel told since it asked.
+   */
   async function refresh(): Promise<void> {
+    const mine = ++refreshes;
+    const told: Array<[string, ServerRecord | null]> = [];
+    toldSince.add(told);
     try {
-      servers.value = (await requireClient().listServers()).servers;
+      const listed = (await requireClient().listServers()).servers;
+      if (mine !== refreshes) return;
+      let next = listed;
+      for (const [id, record] of told) {
+        if (record) put(next, record);
+        else next = next.filter((s) => s.id !== id);
+      }
+      servers.value = next;
       error.value = null;
       if (selectedId.value && !servers.value.some((s) => s.id === selectedId.value)) selectedId.value = null;
       if (!selectedId.value && servers.value[0]) selectedId.value = servers.value[0].id;
     } catch (e) {
-      error.value = (e as Error).message;
+      if (mine === refreshes) error.value = (e as Error).message;
+    } finally {
+      toldSince.delete(told);
     }
   }
 
@@ -53,12 +89,6 @@ export const useServersStore = defineStore('servers', () => {
   async function remove(id: string): Promise<void> {
     await requireClient().deleteServer(id);
     forget(id);
-  }
-
-  /** The server is gone from the daemon (removed here or, said by the live channel, elsewhere). */
-  function forget(id: string): void {
-    servers.value = servers.value.filter((s) => s.id !== id);
-    if (selectedId.value === id) selectedId.value = servers.value[0]?.id ?? null;
   }
 
   /** Connect or disconnect; a failure is kept in the record's lastError by the daemon, then shown. */

@@ -5,7 +5,10 @@
  */
 import { createPinia, setActivePinia } from 'pinia';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useConnectionStore } from '../../extension/app/connection-store';
+import type { DaemonClient } from '../../extension/app/daemon-client';
 import { useServersStore } from '../../extension/servers/servers-store';
+import type { ServersResponse } from '../../shared/routes';
 import type { StdioServerConfig } from '../../shared/servers';
 import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from '../daemon/helpers';
 import { pairWith } from './daemon-pairing';
@@ -135,4 +138,75 @@ describe('servers store', () => {
     expect(servers.servers.map((s) => s.id)).toEqual(['left']);
     expect(servers.selectedId).toBe('left');
   });
+  it('keeps a server told by the live channel while the list was being asked for', async () => {
+    const servers = useServersStore();
+    const hold = holdListAnswers();
+    const refreshed = servers.refresh();
+    expect((await hold.answered()).map((s) => s.id)).toEqual([]);
+    const added = await daemon.api('PUT', '/api/mcp/servers/late', { config: NO_SUCH_COMMAND });
+    expect(added.status).toBe(201);
+    // As the live channel's server-status does, before the older answer arrives.
+    servers.upsert(added.body);
+    hold.release();
+    await refreshed;
+    expect(servers.servers.map((s) => s.id)).toEqual(['late']);
+    expect(servers.selectedId).toBe('late');
+  });
+
+  it('lets go of a server removed while the list was being asked for', async () => {
+    await daemon.api('PUT', '/api/mcp/servers/gone', { config: NO_SUCH_COMMAND });
+    const servers = useServersStore();
+    const hold = holdListAnswers();
+    const refreshed = servers.refresh();
+    expect((await hold.answered()).map((s) => s.id)).toEqual(['gone']);
+    expect((await daemon.api('DELETE', '/api/mcp/servers/gone')).status).toBe(200);
+    // As the live channel's server-removed does.
+    servers.forget('gone');
+    hold.release();
+    await refreshed;
+    expect(servers.servers).toEqual([]);
+    expect(servers.selectedId).toBeNull();
+  });
+
+  it('applies only the last refresh asked for when an earlier one is answered after it', async () => {
+    await daemon.api('PUT', '/api/mcp/servers/alpha', { config: NO_SUCH_COMMAND });
+    const servers = useServersStore();
+    const hold = holdListAnswers();
+    const first = servers.refresh();
+    expect((await hold.answered()).map((s) => s.id)).toEqual(['alpha']);
+    hold.restore();
+    await daemon.api('PUT', '/api/mcp/servers/beta', { config: NO_SUCH_COMMAND });
+    await servers.refresh();
+    expect(servers.servers.map((s) => s.id)).toEqual(['alpha', 'beta']);
+    hold.release();
+    await first;
+    expect(servers.servers.map((s) => s.id)).toEqual(['alpha', 'beta']);
+  });
 });
+
+/**
+ * Holds back the answers of the paired client's `GET /servers` (asked of the real daemon at once) until
+ * `release`, as a slow connection would; `answered` is the daemon's last answer, `restore` stops holding.
+ */
+function holdListAnswers() {
+  const client = useConnectionStore().client!;
+  const listServers = client.listServers;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let last: Promise<ServersResponse> | undefined;
+  client.listServers = function (this: DaemonClient) {
+    const answer = listServers.call(this);
+    last = answer;
+    return answer.then(async (listed) => {
+      await held;
+      return listed;
+    });
+  };
+  return {
+    release,
+    answered: async () => (await last!).servers,
+    restore: () => {
+      client.listServers = listServers;
+    },
+  };
+}
