@@ -27,6 +27,8 @@ export interface UserSession {
   refresh?: RefreshGrant;
   /** The daemon the user signed in at (absent in sessions kept before the extension signed in). */
   daemonUrl?: string;
+  /** When the page got these tokens (ms since the epoch; absent in sessions kept before it was noted). */
+  issuedAt?: number;
 }
 
 /** A daemon whose health names an OpenID provider: where sign-in is offered. */
@@ -114,7 +116,8 @@ function isSession(value: unknown): value is UserSession {
     typeof session.expiresAt === 'number' &&
     typeof session.user?.sub === 'string' &&
     (session.refresh === undefined || isRefreshGrant(session.refresh)) &&
-    (session.daemonUrl === undefined || typeof session.daemonUrl === 'string')
+    (session.daemonUrl === undefined || typeof session.daemonUrl === 'string') &&
+    (session.issuedAt === undefined || typeof session.issuedAt === 'number')
   );
 }
 
@@ -142,6 +145,7 @@ function sessionOf(
     user,
     ...(refreshToken && { refresh: { tokenEndpoint, clientId, refreshToken } }),
     ...(daemonUrl && { daemonUrl }),
+    issuedAt: Date.now(),
   };
 }
 
@@ -149,6 +153,30 @@ function sessionOf(
 function withRenewLock<T>(task: () => Promise<T>): Promise<T> {
   if (typeof navigator.locks?.request !== 'function') return task();
   return navigator.locks.request(RENEW_LOCK, task) as Promise<T>;
+}
+
+/**
+ * The renewal lock passes to the next tab at once, but localStorage reaches a page's other tabs a moment
+ * after it is written (each tab's process keeps a copy): the tab that renews second could still read the
+ * session the first just replaced and spend its refresh token again, and the provider then revokes the
+ * sign-in. So a tab that writes a session holds a lock named after the session's issue time while it is
+ * the session the tab holds (the browser keeps one lock list for all tabs, never late), and a tab about to
+ * renew first waits until its store shows a session at least that new.
+ */
+const WRITTEN_LOCK = 'inspector.sessionWritten.';
+/** How long a renewal waits for the store to show the session another tab wrote. */
+const CATCH_UP_MS = 3_000;
+
+/** The issue time of the newest session a tab of the page holds a written lock for; 0 when none. */
+async function newestWritten(): Promise<number> {
+  if (typeof navigator.locks?.query !== 'function') return 0;
+  const { held = [], pending = [] } = await navigator.locks.query();
+  let newest = 0;
+  for (const { name } of [...held, ...pending]) {
+    if (name?.startsWith(WRITTEN_LOCK))
+      newest = Math.max(newest, Number(name.slice(WRITTEN_LOCK.length)) || 0);
+  }
+  return newest;
 }
 
 function createAuthUser(platform: Platform): AuthUser {
@@ -159,6 +187,36 @@ function createAuthUser(platform: Platform): AuthUser {
   const busy = ref(false);
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   let renewing: Promise<boolean> | undefined;
+  /** Lets go of this tab's written lock (see WRITTEN_LOCK), when it holds one. */
+  let dropWritten: (() => void) | undefined;
+
+  /** Keeps `next`, written by this tab, and holds its written lock until this tab holds another session. */
+  async function keepWritten(next: UserSession): Promise<void> {
+    keep(next);
+    if (typeof navigator.locks?.request !== 'function' || next.issuedAt === undefined) return;
+    const held = new Promise<void>((resolve) => (dropWritten = resolve));
+    // Taken before the renewal lock passes on, so the next tab finds it.
+    await new Promise<void>((granted) => {
+      void navigator.locks.request(`${WRITTEN_LOCK}${next.issuedAt}`, { ifAvailable: true }, (lock) => {
+        granted();
+        return lock ? held : undefined;
+      });
+    });
+  }
+
+  /**
+   * The stored session, once it is at least as new as the newest one a tab of the page wrote (see
+   * WRITTEN_LOCK), or as it is after {@link CATCH_UP_MS}.
+   */
+  async function storedSession(): Promise<unknown> {
+    const newest = await newestWritten();
+    const deadline = Date.now() + CATCH_UP_MS;
+    for (;;) {
+      const stored = await store.get<unknown>(SESSION_KEY);
+      if (!isSession(stored) || (stored.issuedAt ?? 0) >= newest || Date.now() >= deadline) return stored;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 
   /**
    * Renews the token shortly before it expires when there is a refresh token, and signs out when it
@@ -166,6 +224,8 @@ function createAuthUser(platform: Platform): AuthUser {
    */
   function keep(next: UserSession | null): void {
     clearTimeout(expiryTimer);
+    dropWritten?.();
+    dropWritten = undefined;
     session.value = next;
     if (!next) return;
     if (next.refresh) at(Date.now() + renewDelay(next.expiresAt), () => void renew(next.accessToken));
@@ -194,7 +254,7 @@ function createAuthUser(platform: Platform): AuthUser {
   async function renewNow(refused: string): Promise<boolean> {
     const current = session.value;
     if (current && current.accessToken !== refused) return true;
-    const stored = await store.get<unknown>(SESSION_KEY);
+    const stored = await storedSession();
     if (!isSession(stored)) {
       // Gone from the store while this page still held it: the user signed out in another page, and
       // this page's refresh token must not sign them back in.
@@ -214,7 +274,7 @@ function createAuthUser(platform: Platform): AuthUser {
     try {
       const next = sessionOf(await renewToken(grant), stored, grant);
       await store.set(SESSION_KEY, next);
-      keep(next);
+      await keepWritten(next);
       return true;
     } catch (error) {
       await signOut(`Your sign-in could not be renewed (${(error as Error).message}): sign in again.`);
@@ -291,7 +351,7 @@ function createAuthUser(platform: Platform): AuthUser {
     const user = await whoIs(issued.accessToken, daemonUrl);
     const next = sessionOf(issued, { user, daemonUrl }, pending);
     await store.set(SESSION_KEY, next);
-    keep(next);
+    await keepWritten(next);
     problem.value = null;
   }
 

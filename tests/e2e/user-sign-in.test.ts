@@ -33,6 +33,8 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
   let web: PanelPage;
   /** Seconds the provider's next access token lives. */
   let tokenTtl = 3600;
+  let tokenDelay = 0;
+  const RACE_ROUNDS = 60;
   let clientId: string;
   /** Every request the page sent to the daemon, to prove the refresh token never went there. */
   const toDaemon: HTTPRequest[] = [];
@@ -54,12 +56,15 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
       resource: () => `http://127.0.0.1:${port}/`,
       redirectUris: () => ['http://127.0.0.1/unused'],
       accessTokenTtl: () => tokenTtl,
+      tokenDelayMs: () => tokenDelay,
     });
     backend = await startUserBackend(provider.provider);
     clientId = await registerPublicClient(provider.issuer, `http://127.0.0.1:${port}/`);
     daemon = await startDaemonWithWebPage({
       port,
       userAuth: { backendUrl: backend.url, signIn: { issuer: provider.issuer, clientId } },
+      // The two-tab renewal test has the daemon refuse a token again and again on purpose.
+      authFailuresPerMinute: 1000,
     });
     browser = await launchBrowser();
   });
@@ -279,6 +284,62 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
       expect(new Set(bearers)).toEqual(new Set([`Bearer ${stored.accessToken}`]));
       await web.screenshot('user-signed-in-elsewhere');
     } finally {
+      await other.close();
+    }
+  });
+
+  it('renews for two tabs refused at once with one refresh token: both stay signed in', async () => {
+    await web.page.locator(byTestId('sign-out')).click();
+    const { other } = await signInWithSecondTab(3600);
+    // A provider across a network: the second tab's renewal waits for the lock while the first's is out.
+    tokenDelay = 300;
+    const renewals: string[] = [];
+    for (const tab of [web, other]) {
+      tab.page.on('request', (request) => {
+        if (request.url().endsWith('/token')) renewals.push(request.url());
+      });
+    }
+    try {
+      for (let round = 1; round <= RACE_ROUNDS; round++) {
+        // A token the daemon refuses, in both tabs, as they load: each renews when refused, at once. The
+        // provider rotates refresh tokens and revokes the sign-in when one is spent twice, so the tab
+        // that gets the renewal lock second must take the session the first wrote, though its
+        // localStorage can still show the old one for a moment after the lock passed (it failed so
+        // about once in 60 rounds before tabs waited for it).
+        const forged = `forged-${round}`;
+        await web.page.evaluate((accessToken: string) => {
+          const stored = JSON.parse(localStorage.getItem('userSession') ?? '{}') as Record<string, unknown>;
+          localStorage.setItem(
+            'userSession',
+            JSON.stringify({ ...stored, accessToken, expiresAt: Date.now() + 600_000 }),
+          );
+        }, forged);
+        await Promise.all([web.reload(), other.reload()]);
+        for (const tab of [web, other]) {
+          await tab.page.bringToFront();
+          const settled = await tab.page.waitForFunction(
+            (problemSel: string, userSel: string, liveSel: string) => {
+              const problem = document.querySelector(problemSel)?.textContent;
+              if (problem) return `round's problem: ${problem}`;
+              const live = document.querySelector<HTMLElement>(liveSel)?.innerText.trim();
+              return live === 'live' && document.querySelector(userSel) ? 'signed in and live' : false;
+            },
+            {},
+            byTestId('sign-in-problem'),
+            byTestId('signed-in-user'),
+            byTestId('live-state'),
+          );
+          expect(await settled.jsonValue(), `round ${round}`).toBe('signed in and live');
+        }
+        const stored = (await session())!;
+        expect(stored.accessToken).not.toBe(forged);
+        expect(renewals).toHaveLength(round);
+        expect(await other.page.evaluate(() => localStorage.getItem('userSession'))).toBe(
+          JSON.stringify(stored),
+        );
+      }
+    } finally {
+      tokenDelay = 0;
       await other.close();
     }
   });

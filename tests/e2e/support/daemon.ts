@@ -68,7 +68,7 @@ export async function closedDaemonUrl(): Promise<string> {
 
 /** A real daemon in production mode serving the built web page from its own origin. */
 export function startDaemonWithWebPage(
-  overrides: Pick<Partial<DaemonOptions>, 'port' | 'userAuth'> = {},
+  overrides: Pick<Partial<DaemonOptions>, 'port' | 'userAuth' | 'authFailuresPerMinute'> = {},
 ): Promise<TestDaemon> {
   return startDaemon({ mode: 'production', staticDir: WEB_DIR, ...overrides });
 }
