@@ -294,11 +294,10 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
     // A provider across a network: the second tab's renewal waits for the lock while the first's is out.
     tokenDelay = 300;
     const renewals: string[] = [];
-    for (const tab of [web, other]) {
-      tab.page.on('request', (request) => {
-        if (request.url().endsWith('/token')) renewals.push(request.url());
-      });
-    }
+    const countRenewal = (request: HTTPRequest): void => {
+      if (request.url().endsWith('/token')) renewals.push(request.url());
+    };
+    for (const tab of [web, other]) tab.page.on('request', countRenewal);
     try {
       for (let round = 1; round <= RACE_ROUNDS; round++) {
         // A token the daemon refuses, in both tabs, as they load: each renews when refused, at once. The
@@ -340,6 +339,7 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
       }
     } finally {
       tokenDelay = 0;
+      web.page.off('request', countRenewal);
       await other.close();
     }
   });
