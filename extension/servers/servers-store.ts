@@ -32,6 +32,11 @@ export const useServersStore = defineStore('servers', () => {
    */
   const toldSince = new Set<Array<[string, ServerRecord | null]>>();
   let refreshes = 0;
+  /**
+   * Servers this page is removing, until the live channel says they are gone: the status the daemon
+   * tells as it closes one (`disconnected`) can arrive after the DELETE's answer and must not bring it back.
+   */
+  const removing = new Set<string>();
 
   function upsert(record: ServerRecord): void {
     for (const told of toldSince) told.push([record.id, record]);
@@ -43,6 +48,17 @@ export const useServersStore = defineStore('servers', () => {
     for (const told of toldSince) told.push([id, null]);
     servers.value = servers.value.filter((s) => s.id !== id);
     if (selectedId.value === id) selectedId.value = servers.value[0]?.id ?? null;
+  }
+
+  /** A record the live channel told (`server-status`): added, changed or connected elsewhere or here. */
+  function heard(record: ServerRecord): void {
+    if (!removing.has(record.id)) upsert(record);
+  }
+
+  /** The live channel's `server-removed`. */
+  function heardRemoved(id: string): void {
+    removing.delete(id);
+    forget(id);
   }
 
   /**
@@ -62,6 +78,8 @@ export const useServersStore = defineStore('servers', () => {
         else next = next.filter((s) => s.id !== id);
       }
       servers.value = next;
+      // Gone from the daemon's list: a status told for that id from now on is a server added anew.
+      for (const id of removing) if (!listed.some((s) => s.id === id)) removing.delete(id);
       error.value = null;
       if (selectedId.value && !servers.value.some((s) => s.id === selectedId.value)) selectedId.value = null;
       if (!selectedId.value && servers.value[0]) selectedId.value = servers.value[0].id;
@@ -74,6 +92,7 @@ export const useServersStore = defineStore('servers', () => {
 
   async function save(id: string, body: PutServerRequest): Promise<ServerRecord> {
     const record = await requireClient().putServer(id, body);
+    removing.delete(id);
     upsert(record);
     selectedId.value = id;
     return record;
@@ -87,7 +106,13 @@ export const useServersStore = defineStore('servers', () => {
   }
 
   async function remove(id: string): Promise<void> {
-    await requireClient().deleteServer(id);
+    removing.add(id);
+    try {
+      await requireClient().deleteServer(id);
+    } catch (e) {
+      removing.delete(id);
+      throw e;
+    }
     forget(id);
   }
 
@@ -115,6 +140,8 @@ export const useServersStore = defineStore('servers', () => {
     importJson,
     remove,
     forget,
+    heard,
+    heardRemoved,
     setConnected,
     upsert,
   };

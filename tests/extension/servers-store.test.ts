@@ -123,6 +123,47 @@ describe('servers store', () => {
     expect((await daemon.api('GET', '/api/mcp/servers/drop')).status).toBe(404);
   });
 
+  it('does not bring back a server it removed when the status the daemon told as it closed comes late', async () => {
+    const servers = useServersStore();
+    await servers.save('keep', { config: NO_SUCH_COMMAND });
+    const dropped = await servers.save('drop', { config: NO_SUCH_COMMAND });
+    await servers.remove('drop');
+    // The live channel's messages for the DELETE, arriving after its answer: the closed connection's
+    // status, then server-removed.
+    servers.heard({ ...dropped, status: 'disconnected' });
+    expect(servers.servers.map((s) => s.id)).toEqual(['keep']);
+    expect(servers.selectedId).toBe('keep');
+    servers.heardRemoved('drop');
+    expect(servers.servers.map((s) => s.id)).toEqual(['keep']);
+
+    // Added again elsewhere afterwards: shown.
+    const again = await daemon.api('PUT', '/api/mcp/servers/drop', {
+      name: 'Again',
+      config: NO_SUCH_COMMAND,
+    });
+    servers.heard(again.body);
+    expect(servers.servers.map((s) => [s.id, s.name])).toEqual([
+      ['keep', 'keep'],
+      ['drop', 'Again'],
+    ]);
+  });
+
+  it('still hears of a server whose removal the daemon refused, and of one re-added before a refresh', async () => {
+    const servers = useServersStore();
+    await expect(servers.remove('never-added')).rejects.toThrow();
+    const added = await daemon.api('PUT', '/api/mcp/servers/never-added', { config: NO_SUCH_COMMAND });
+    servers.heard(added.body);
+    expect(servers.servers.map((s) => s.id)).toEqual(['never-added']);
+
+    // Removed here while the live channel was down (its server-removed never came): the refresh at its
+    // next hello finds the server gone, and a server added with that id later is shown.
+    await servers.remove('never-added');
+    await servers.refresh();
+    const back = await daemon.api('PUT', '/api/mcp/servers/never-added', { config: NO_SUCH_COMMAND });
+    servers.heard(back.body);
+    expect(servers.servers.map((s) => s.id)).toEqual(['never-added']);
+  });
+
   it('keeps the list it had and says why when the daemon stops answering', async () => {
     const gone = await startDaemon();
     setActivePinia(createPinia());
@@ -146,7 +187,7 @@ describe('servers store', () => {
     const added = await daemon.api('PUT', '/api/mcp/servers/late', { config: NO_SUCH_COMMAND });
     expect(added.status).toBe(201);
     // As the live channel's server-status does, before the older answer arrives.
-    servers.upsert(added.body);
+    servers.heard(added.body);
     hold.release();
     await refreshed;
     expect(servers.servers.map((s) => s.id)).toEqual(['late']);
@@ -161,7 +202,7 @@ describe('servers store', () => {
     expect((await hold.answered()).map((s) => s.id)).toEqual(['gone']);
     expect((await daemon.api('DELETE', '/api/mcp/servers/gone')).status).toBe(200);
     // As the live channel's server-removed does.
-    servers.forget('gone');
+    servers.heardRemoved('gone');
     hold.release();
     await refreshed;
     expect(servers.servers).toEqual([]);
