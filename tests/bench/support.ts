@@ -37,7 +37,21 @@ export const median = (values: number[]): number => percentile(values, 0.5);
 
 export function machine(): string {
   const model = cpus()[0]?.model.trim() || 'unknown CPU';
-  return `${model}, ${availableParallelism()} cores, Node ${process.version}, ${process.platform} ${process.arch}`;
+  const idle = cpuIdleDriver();
+  return `${model}, ${availableParallelism()} cores, Node ${process.version}, ${process.platform} ${process.arch}${idle ? `, cpuidle ${idle}` : ''}`;
+}
+
+/**
+ * Linux's cpuidle driver (`none` when the kernel has none): on a virtual machine without one an idle
+ * core halts at once, and waking it for the next message costs far more (see the README's Benchmark).
+ */
+function cpuIdleDriver(): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return readFileSync('/sys/devices/system/cpu/cpuidle/current_driver', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** User plus system CPU time a process has used so far, in ms (Linux /proc; NaN elsewhere). */
