@@ -13,6 +13,7 @@ import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts
 import { echoAsUser } from './support/echo-as-user.ts';
 import { byTestId, saveScreenshot, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { answerSignInWindow } from './support/sign-in-window.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
 interface StoredSession {
@@ -81,30 +82,6 @@ async function startSharedDaemon(ext: ExtensionBrowser): Promise<SharedDaemon> {
   };
 }
 
-/**
- * Waits for the provider's pages in the browser's sign-in window and says yes to each (its login, its
- * consent) until the provider sends the window back and the browser closes it. Returns the prompts.
- */
-async function answerSignInWindow(ext: ExtensionBrowser, issuer: string): Promise<string[]> {
-  const target = await ext.browser.waitForTarget((t) => t.url().startsWith(`${issuer}/interaction/`));
-  const signInWindow = (await target.page())!;
-  const prompts: string[] = [];
-  while (!signInWindow.isClosed() && prompts.length < 4) {
-    try {
-      prompts.push(await waitForText(signInWindow, '#prompt', ''));
-      if (prompts.length === 1 && prompts[0] === 'login') {
-        await saveScreenshot(signInWindow, 'extension-sign-in-window');
-      }
-      await Promise.all([signInWindow.waitForNavigation(), signInWindow.locator('#accept').click()]);
-    } catch (error) {
-      // The provider's last answer sends the window to the redirect URI, and the browser closes it.
-      if (!signInWindow.isClosed()) throw error;
-    }
-  }
-  expect(signInWindow.isClosed()).toBe(true);
-  return prompts;
-}
-
 // SPEC part 5 in the extension: the options page signs a user in to a shared daemon through the browser's
 // sign-in window (identity.launchWebAuthFlow) and a real OpenID provider (oidc-provider; its login and
 // consent are answered by the fixture); the panel then calls the daemon with the user's token.
@@ -146,7 +123,11 @@ describe('user sign-in in the extension', USER_FLOW, () => {
 
     await options.page.locator(byTestId('sign-in-button')).click();
     // The browser's sign-in window shows the provider's login, then its consent; the user says yes.
-    expect(await answerSignInWindow(ext, provider.issuer)).toEqual(['login', 'consent']);
+    expect(
+      await answerSignInWindow(ext.browser, provider.issuer, (page) =>
+        saveScreenshot(page, 'extension-sign-in-window'),
+      ),
+    ).toEqual(['login', 'consent']);
     // The provider sent the window to the redirect URI: the browser closed it and handed the address back.
     expect(await waitForText(options.page, byTestId('signed-in-user'), 'Alice Liddell')).toContain(
       'alice@example.test',
@@ -254,7 +235,7 @@ describe('user sign-in in the extension', USER_FLOW, () => {
     await options.page.locator(byTestId('sign-in-button')).click();
     // The provider still knows the user from the first sign-in: its window asks for consent only (once
     // or more).
-    const prompts = await answerSignInWindow(ext, provider.issuer);
+    const prompts = await answerSignInWindow(ext.browser, provider.issuer);
     expect(prompts.length).toBeGreaterThan(0);
     expect(new Set(prompts)).toEqual(new Set(['consent']));
     await waitForText(options.page, byTestId('signed-in-user'), 'Alice Liddell');
@@ -325,7 +306,7 @@ describe('user sign-in from the MCP panel in DevTools', USER_FLOW, () => {
     );
     await panel.waitForSelector(byTestId('sign-in-button'));
     await panel.$eval(byTestId('sign-in-button'), (button) => (button as HTMLElement).click());
-    expect(await answerSignInWindow(ext, shared.provider.issuer)).toEqual(['login', 'consent']);
+    expect(await answerSignInWindow(ext.browser, shared.provider.issuer)).toEqual(['login', 'consent']);
     await panel.waitForFunction(
       (sel: string) => document.querySelector(sel)?.textContent?.includes('Alice Liddell'),
       {},
