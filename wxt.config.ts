@@ -1,9 +1,11 @@
 import { defineConfig } from 'wxt';
 
-// The daemon's default addresses are granted at install; a daemon on another port is asked for at
-// pairing time through the optional permission (a host without a port matches every port).
+// The daemon's default addresses are granted at install; a daemon at any other address (another port,
+// a shared daemon on another machine) is asked for at pairing or sign-in time, its host alone, through
+// the optional permission (a host without a port matches every port).
 export const DAEMON_HOST_PERMISSIONS = ['http://127.0.0.1:6274/*', 'http://localhost:6274/*'];
 const OTHER_DAEMON_PORTS = ['http://127.0.0.1/*', 'http://localhost/*'];
+const OTHER_DAEMON_ADDRESSES = ['http://*/*', 'https://*/*'];
 
 /**
  * `INSPECTOR_TEST_BUILD=1` builds the extension the end-to-end tests drive: every loopback port is
@@ -56,7 +58,7 @@ export default defineConfig({
     // `identity`: a user of a shared daemon signs in through the browser's web-auth window (SPEC part 5).
     permissions: ['storage', 'identity'],
     host_permissions: TEST_BUILD ? OTHER_DAEMON_PORTS : DAEMON_HOST_PERMISSIONS,
-    optional_host_permissions: OTHER_DAEMON_PORTS,
+    optional_host_permissions: OTHER_DAEMON_ADDRESSES,
     ...(browser === 'firefox'
       ? // Firefox has no sandbox pages nor a sandbox policy: the widget frame's sandbox attribute alone
         // makes sandbox.html an opaque origin, which Firefox then gives neither the extension's policy nor

@@ -3,7 +3,7 @@ import { computed, hasInjectionContext, inject, ref, watch } from 'vue';
 import { AUTH_USER } from '../auth-user/auth-user';
 import type { HealthResponse } from '../../shared/health';
 import { DaemonClient, DaemonError } from './daemon-client';
-import type { Platform } from './platform';
+import { noHostAccess, type Platform } from './platform';
 
 export interface Pairing {
   url: string;
@@ -137,7 +137,7 @@ export const useConnectionStore = defineStore('connection', () => {
         return false;
       }
       if (!(await platform.hasHostAccess(cleanUrl)) && !(await platform.requestHostAccess(cleanUrl))) {
-        problem.value = `The extension has no permission to reach ${cleanUrl}. Allow it when the browser asks.`;
+        problem.value = noHostAccess(cleanUrl);
         return false;
       }
       const candidate = new DaemonClient(cleanUrl, token.trim());

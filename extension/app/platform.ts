@@ -30,6 +30,11 @@ export interface SignInWindow {
   launch(url: string): Promise<string>;
 }
 
+/** What the form says when the browser did not grant the daemon's address (or never asked). */
+export function noHostAccess(url: string): string {
+  return `The extension has no permission to reach ${url}. Allow it when the browser asks.`;
+}
+
 export const PLATFORM: InjectionKey<Platform> = Symbol('platform');
 
 export function usePlatform(): Platform {

@@ -2,7 +2,7 @@ import { type App, computed, inject, type InjectionKey, reactive, ref } from 'vu
 import type { HealthResponse } from '../../shared/health';
 import type { SignedInUser, SignInConfig, UserResponse } from '../../shared/user';
 import type { KeyValueStore } from '../app/key-value-store';
-import type { Platform } from '../app/platform';
+import { noHostAccess, type Platform } from '../app/platform';
 import {
   discover,
   finishSignIn,
@@ -316,10 +316,10 @@ function createAuthUser(platform: Platform): AuthUser {
     offering = daemonUrl;
     let found: SignInConfig | null = null;
     try {
-      if (await platform.hasHostAccess(daemonUrl)) {
-        const response = await fetch(`${daemonUrl}/api/mcp/health`);
-        found = signInConfigOf(await response.json());
-      }
+      // Health needs no permission of the extension: the daemon answers an extension page's
+      // cross-origin request. Signing in asks for the daemon's address (signIn).
+      const response = await fetch(`${daemonUrl}/api/mcp/health`);
+      found = signInConfigOf(await response.json());
     } catch {
       // The pairing form explains an absent daemon; without one there is no sign-in to offer.
     }
@@ -398,6 +398,11 @@ function createAuthUser(platform: Platform): AuthUser {
     busy.value = true;
     problem.value = null;
     try {
+      const { daemonUrl } = current;
+      // From the click (a user gesture): the browser asks for the daemon's address, as pairing does.
+      if (!(await platform.hasHostAccess(daemonUrl)) && !(await platform.requestHostAccess(daemonUrl))) {
+        throw new SignInError(noHostAccess(daemonUrl));
+      }
       const { issuer, clientId } = current.config;
       const redirectUri = flow?.redirectUri() ?? `${location.origin}/`;
       const { url, pending } = await startSignIn(await discover(issuer), clientId, redirectUri);
