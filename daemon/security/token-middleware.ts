@@ -80,7 +80,8 @@ export function tokenMiddleware(options: {
   const expected = options.token === null ? null : tokenBytes(options.token);
   const { limiter, userTokens } = options;
   return (req: Request, res: Response, next: NextFunction) => {
-    if (expected === null || req.method === 'OPTIONS') return next();
+    // A cross-origin preflight was answered before (originMiddleware); any other OPTIONS needs the token.
+    if (expected === null) return next();
     const retryAfter = limiter?.tracking ? limiter.blockedFor(limiter.keyOf(req)) : undefined;
     if (retryAfter !== undefined) {
       res.setHeader('Retry-After', String(retryAfter));

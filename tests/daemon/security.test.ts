@@ -45,6 +45,9 @@ describe('token', () => {
     ['GET', '/api/mcp/rpc-logs'],
     ['GET', '/api/mcp/no-such-route'],
     ['PUT', '/api/mcp/servers/x'],
+    // Not a cross-origin preflight (no Origin): it tells nothing of a route, such as its methods.
+    ['OPTIONS', '/api/mcp/servers/'],
+    ['OPTIONS', '/api/mcp/tools/execute'],
   ];
 
   it.each(protectedRoutes)('answers 401 Unauthorized to %s %s without a token', async (method, path) => {
