@@ -3,6 +3,7 @@ import type { Answer } from '../../shared/routes.ts';
 import type { ListPage, ListRequest, PromptGetRequest } from '../../shared/api.ts';
 import { listRequestSchema, promptGetRequestSchema } from '../../shared/schemas.ts';
 import { DaemonError, isMcpError } from '../errors.ts';
+import { answerUnlessGone } from '../http/answer-unless-gone.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import { resultProblemOf } from '../mcp/result-problem.ts';
@@ -28,11 +29,12 @@ export async function getPrompt(
   connection: ServerConnection,
   name: string,
   args: Record<string, unknown> | undefined,
+  signal?: AbortSignal,
 ): Promise<Answer<'POST /prompts/get'>> {
   const params: Record<string, unknown> = { name };
   if (args) params.arguments = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)]));
   try {
-    const content = await connection.request('prompts/get', params);
+    const content = await connection.request('prompts/get', params, signal && { signal });
     return { content, ...resultProblemOf(content) };
   } catch (error) {
     // Servers answer an unknown name with "invalid params"; say 404 when the list confirms it.
@@ -56,7 +58,8 @@ export function promptsRouter(manager: ClientManager): Router {
 
   router.post('/get', async (req, res) => {
     const { serverId, name, args } = validate<PromptGetRequest>(promptGetRequestSchema, req.body);
-    res.json(await getPrompt(manager.get(serverId), name, args));
+    const connection = manager.get(serverId);
+    await answerUnlessGone(res, (signal) => getPrompt(connection, name, args, signal));
   });
 
   return router;

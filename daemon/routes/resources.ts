@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Answer } from '../../shared/routes.ts';
 import type { ListPage, ListRequest, ResourceReadRequest } from '../../shared/api.ts';
 import { listRequestSchema, resourceReadRequestSchema } from '../../shared/schemas.ts';
+import { answerUnlessGone } from '../http/answer-unless-gone.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import { resultProblemOf } from '../mcp/result-problem.ts';
@@ -34,8 +35,9 @@ export async function listResourceTemplates(
 export async function readResource(
   connection: ServerConnection,
   uri: string,
+  signal?: AbortSignal,
 ): Promise<Answer<'POST /resources/read'>> {
-  const content = await connection.request('resources/read', { uri });
+  const content = await connection.request('resources/read', { uri }, signal && { signal });
   return { content, ...resultProblemOf(content) };
 }
 
@@ -68,7 +70,8 @@ export function resourcesRouter(manager: ClientManager): Router {
 
   router.post('/read', async (req, res) => {
     const { serverId, uri } = validate<ResourceReadRequest>(resourceReadRequestSchema, req.body);
-    res.json(await readResource(manager.get(serverId), uri));
+    const connection = manager.get(serverId);
+    await answerUnlessGone(res, (signal) => readResource(connection, uri, signal));
   });
 
   return router;

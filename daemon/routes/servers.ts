@@ -10,6 +10,7 @@ import {
 import { unmaskConfig } from '../servers/secrets.ts';
 import { type PutServerRequest, SERVER_ID_PATTERN } from '../../shared/servers.ts';
 import { DaemonError } from '../errors.ts';
+import { answerUnlessGone } from '../http/answer-unless-gone.ts';
 import { invalidRequest, validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
@@ -109,7 +110,8 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
 
   // The URI is one percent-encoded path segment: /resources/demo%3A%2F%2Fresource%2F1
   router.get('/:id/resources/:uri', async (req, res) => {
-    res.json(await readResource(server(req.params.id), req.params.uri));
+    const connection = server(req.params.id);
+    await answerUnlessGone(res, (signal) => readResource(connection, req.params.uri, signal));
   });
 
   router.get('/:id/prompts', async (req, res) => {
@@ -118,7 +120,8 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
 
   router.post('/:id/prompts/:name/get', async (req, res) => {
     const body = validate<{ args?: Record<string, unknown> }>(promptArgsRequestSchema, req.body ?? {});
-    res.json(await getPrompt(server(req.params.id), req.params.name, body.args));
+    const connection = server(req.params.id);
+    await answerUnlessGone(res, (signal) => getPrompt(connection, req.params.name, body.args, signal));
   });
 
   return router;

@@ -223,8 +223,9 @@ export class DaemonClient {
     return this.call('POST /resources/templates/list', {}, { serverId });
   }
 
-  readResource(serverId: string, uri: string): Promise<ContentResponse> {
-    return this.call('POST /resources/read', {}, { serverId, uri });
+  /** A read cut short by `signal` is cancelled at the MCP server too (the daemon sees the caller go). */
+  readResource(serverId: string, uri: string, signal?: AbortSignal): Promise<ContentResponse> {
+    return this.call('POST /resources/read', {}, { serverId, uri }, signal);
   }
 
   subscribe(serverId: string, uri: string, subscribed: boolean): Promise<SubscriptionResponse> {
@@ -239,8 +240,8 @@ export class DaemonClient {
     return this.call('POST /prompts/list', {}, { serverId });
   }
 
-  getPrompt(body: PromptGetRequest): Promise<ContentResponse> {
-    return this.call('POST /prompts/get', {}, body);
+  getPrompt(body: PromptGetRequest, signal?: AbortSignal): Promise<ContentResponse> {
+    return this.call('POST /prompts/get', {}, body, signal);
   }
 
   /** Stores a widget record for a completed run (POST /resources/widget/store). */

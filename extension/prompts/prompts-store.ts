@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { JsonObject, PromptGetRequest } from '../../shared/api';
 import type { Prompt, PromptArgument } from '../../shared/mcp';
-import { describeError, isMethodNotFound } from '../ui/mcp-error';
+import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 
@@ -46,6 +46,8 @@ export const usePromptsStore = defineStore('prompts', () => {
   const selectedName = ref<string | null>(null);
   const values = ref<Record<string, Record<string, string>>>({});
   const runs = ref<Record<string, PromptRun>>({});
+  /** Per prompt, what stops its get under way (Cancel). */
+  const getAborts = new Map<string, AbortController>();
 
   const filtered = computed(() => {
     const q = query.value.trim().toLowerCase();
@@ -114,12 +116,24 @@ export const usePromptsStore = defineStore('prompts', () => {
     const target = runs.value[prompt.name]!;
     const args = promptArgs(currentValues.value);
     const body: PromptGetRequest = { serverId: id, name: prompt.name, ...(args && { args }) };
+    const abort = new AbortController();
+    getAborts.set(prompt.name, abort);
     try {
-      const { content, resultProblem } = await requireClient().getPrompt(body);
+      const { content, resultProblem } = await requireClient().getPrompt(body, abort.signal);
       Object.assign(target, { loading: false, result: content, resultProblem });
     } catch (error) {
-      Object.assign(target, { loading: false, error: describeError(error) });
+      Object.assign(target, {
+        loading: false,
+        error: abort.signal.aborted ? CANCELLED : describeError(error),
+      });
+    } finally {
+      if (getAborts.get(prompt.name) === abort) getAborts.delete(prompt.name);
     }
+  }
+
+  /** Stops the selected prompt's get under way; the daemon cancels it at the server. */
+  function cancel(): void {
+    if (selectedName.value) getAborts.get(selectedName.value)?.abort();
   }
 
   return {
@@ -141,5 +155,6 @@ export const usePromptsStore = defineStore('prompts', () => {
     select,
     setValue,
     get,
+    cancel,
   };
 });

@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import type { JsonObject } from '../../shared/api';
 import type { Resource, ResourceTemplate } from '../../shared/mcp';
-import { describeError, isMethodNotFound } from '../ui/mcp-error';
+import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 
@@ -50,6 +50,8 @@ export const useResourcesStore = defineStore('resources', () => {
   const subscriptionError = ref<string | null>(null);
   /** Per URI, the number of the latest read: an older answer arriving late is dropped. */
   const readTickets = new Map<string, number>();
+  /** Per URI, what stops the read under way (a newer read of it, or Cancel). */
+  const readAborts = new Map<string, AbortController>();
 
   const filtered = computed(() => {
     const q = query.value.trim().toLowerCase();
@@ -146,8 +148,11 @@ export const useResourcesStore = defineStore('resources', () => {
     // The reactive entry (not the object literal), so later changes reach the view.
     const entry = reads.value[uri]!;
     entry.loading = true;
+    readAborts.get(uri)?.abort();
+    const abort = new AbortController();
+    readAborts.set(uri, abort);
     try {
-      const { content, resultProblem } = await requireClient().readResource(id, uri);
+      const { content, resultProblem } = await requireClient().readResource(id, uri, abort.signal);
       if (readTickets.get(uri) !== ticket || serverId.value !== id) return;
       Object.assign(entry, {
         loading: false,
@@ -162,10 +167,17 @@ export const useResourcesStore = defineStore('resources', () => {
         loading: false,
         result: undefined,
         resultProblem: undefined,
-        error: describeError(error),
+        error: abort.signal.aborted ? CANCELLED : describeError(error),
         readAt: Date.now(),
       });
+    } finally {
+      if (readAborts.get(uri) === abort) readAborts.delete(uri);
     }
+  }
+
+  /** Stops the read of `uri` under way; the daemon cancels it at the server. */
+  function cancelRead(uri: string): void {
+    readAborts.get(uri)?.abort();
   }
 
   /**
@@ -239,6 +251,7 @@ export const useResourcesStore = defineStore('resources', () => {
     subscriptionError,
     load,
     read,
+    cancelRead,
     selectResource,
     selectTemplate,
     open,

@@ -7,6 +7,9 @@ export function isMethodNotFound(error: unknown): boolean {
   return error instanceof DaemonError && error.body.mcpError?.code === METHOD_NOT_FOUND;
 }
 
+/** What a read or prompt cancelled by the user shows. */
+export const CANCELLED = 'Cancelled before the server answered; the server was told to stop.';
+
 /** A failed call as one line: the daemon's message, with the MCP error code when the server gave one. */
 export function describeError(error: unknown): string {
   if (error instanceof DaemonError) {
