@@ -187,6 +187,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   if (!development) {
     const files = staticFiles(options.staticDir);
     if (files) app.use(files);
+  } else if (options.devServerUrl) {
+    // An unpackaged desktop app: its pages come from the dev server (SPEC part 1).
+    const devServer = options.devServerUrl;
+    app.use((req, res, next) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+      // Only the path and query move over: `//other.host/` must not become a redirect elsewhere.
+      const asked = new URL(req.originalUrl, 'http://path.invalid');
+      const target = new URL(devServer);
+      target.pathname = asked.pathname;
+      target.search = asked.search;
+      res.redirect(302, target.href);
+    });
   }
   app.use((req, res) =>
     sendError(

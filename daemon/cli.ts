@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createDaemon, type Daemon, StartupError } from './app.ts';
 import { installLastResortHandlers } from './last-resort.ts';
-import { type DaemonOptions, defaultDataDir, defaultOptions } from './options.ts';
+import { type DaemonOptions, defaultDataDir, defaultOptions, desktopOptions } from './options.ts';
 import { isLoopbackHost } from './security/host-check-middleware.ts';
 import { ConfigFileError, readConfigFile } from './servers/config-file.ts';
 import type { StoredServer } from './servers/registry-file.ts';
@@ -98,18 +98,23 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
   const configFile = values.config ?? (env.INSPECTOR_CONFIG || undefined);
   const userAuth = userAuthFromEnv(env);
   const debugOn = Boolean(env.DEBUG_MCP_SELECTION && env.DEBUG_MCP_SELECTION !== '0');
-  const options = defaultOptions({
-    port: Number(portText),
-    host,
-    mode: env.NODE_ENV === 'development' ? 'development' : 'production',
-    dataDir: values['data-dir'] ?? env.INSPECTOR_DATA_DIR ?? defaultDataDir(env),
-    token: token === '' ? undefined : token,
-    allowedHosts: values['allowed-host'] ?? [],
-    configFile,
-    ...(maxMessageBytes !== undefined && { maxMessageBytes }),
-    ...(userAuth && { userAuth }),
-    debug: debugOn ? (line) => console.error(`[debug] ${line}`) : undefined,
-  });
+  // A desktop runtime (DESKTOP_APP) decides the mode itself; NODE_ENV otherwise.
+  const desktopMode = desktopOptions(env).mode;
+  const options = defaultOptions(
+    {
+      port: Number(portText),
+      host,
+      mode: desktopMode ?? (env.NODE_ENV === 'development' ? 'development' : 'production'),
+      dataDir: values['data-dir'] ?? env.INSPECTOR_DATA_DIR ?? defaultDataDir(env),
+      token: token === '' ? undefined : token,
+      allowedHosts: values['allowed-host'] ?? [],
+      configFile,
+      ...(maxMessageBytes !== undefined && { maxMessageBytes }),
+      ...(userAuth && { userAuth }),
+      debug: debugOn ? (line) => console.error(`[debug] ${line}`) : undefined,
+    },
+    env,
+  );
   if (!configFile) return { options, hostOrigin };
   return { options, hostOrigin, configOrigin: values.config !== undefined ? '--config' : 'INSPECTOR_CONFIG' };
 }

@@ -40,6 +40,11 @@ export interface DaemonOptions {
   /** The built web app, served in production mode when it exists. */
   staticDir: string;
   /**
+   * In development, where page requests (anything but the API) are sent with a redirect: the dev
+   * server of an unpackaged desktop app (SPEC part 1). Absent: such requests get 404.
+   */
+  devServerUrl?: string;
+  /**
    * SPEC part 5 for a shared daemon (CLOUD_BACKEND_HTTP_URL): user bearer tokens are accepted beside
    * the session token and checked with the backend; `signIn` (INSPECTOR_OIDC_ISSUER and
    * INSPECTOR_OIDC_CLIENT_ID) tells the front end where users sign in. Absent: the session token only.
@@ -55,7 +60,37 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'inspector-daemon');
 }
 
-export function defaultOptions(overrides: Partial<DaemonOptions> = {}): DaemonOptions {
+/** The Vite dev server of the web page (`vite.web.config.ts`). */
+export const DEV_SERVER_URL = 'http://localhost:5173';
+
+/** A desktop runtime (SPEC part 1) asked for without what it needs. */
+export class DesktopEnvironmentError extends Error {}
+
+/**
+ * What SPEC part 1's desktop runtimes decide, for a desktop shell that embeds the daemon through the
+ * factory and sets `DESKTOP_APP`, `IS_PACKAGED` and `DESKTOP_RESOURCES_PATH`: packaged, the web page
+ * bundled in `<DESKTOP_RESOURCES_PATH>/client`, served on 127.0.0.1; unpackaged, development mode (the
+ * dev server's origin allowed, stack traces in errors) with page requests redirected to the dev server.
+ * Nothing without `DESKTOP_APP=true`.
+ */
+export function desktopOptions(env: NodeJS.ProcessEnv = process.env): Partial<DaemonOptions> {
+  if (env.DESKTOP_APP !== 'true') return {};
+  if (env.IS_PACKAGED !== 'true') return { mode: 'development', devServerUrl: DEV_SERVER_URL };
+  const resources = env.DESKTOP_RESOURCES_PATH?.trim();
+  if (!resources) {
+    throw new DesktopEnvironmentError(
+      'DESKTOP_APP and IS_PACKAGED are true but DESKTOP_RESOURCES_PATH is not set: set it to the packaged ' +
+        "app's resources folder (the web page is read from its client/ folder)",
+    );
+  }
+  return { host: '127.0.0.1', mode: 'production', staticDir: join(resources, 'client') };
+}
+
+/** The daemon's options: its defaults, then what a desktop runtime decides (`env`), then `overrides`. */
+export function defaultOptions(
+  overrides: Partial<DaemonOptions> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): DaemonOptions {
   return {
     port: 6274,
     host: '127.0.0.1',
@@ -75,6 +110,7 @@ export function defaultOptions(overrides: Partial<DaemonOptions> = {}): DaemonOp
     widgetTtlMs: WIDGET_TTL_MS,
     staticDir: join(PACKAGE_ROOT, 'dist', 'client'),
     log: (line) => console.log(line),
+    ...desktopOptions(env),
     ...overrides,
   };
 }

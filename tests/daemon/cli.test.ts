@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,9 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     'INSPECTOR_TOKEN',
     'INSPECTOR_CONFIG',
     'INSPECTOR_DATA_DIR',
+    'DESKTOP_APP',
+    'IS_PACKAGED',
+    'DESKTOP_RESOURCES_PATH',
   ])
     delete env[name];
   return { ...env, ...extra };
@@ -482,5 +486,57 @@ describe('config file messages', () => {
     await expect(readConfigFile(missing, 'INSPECTOR_CONFIG')).rejects.toThrow(
       `INSPECTOR_CONFIG=${missing}: no such file; check the path, or unset INSPECTOR_CONFIG`,
     );
+  });
+});
+
+// SPEC part 1's desktop runtimes, as a desktop shell sets them for the daemon it embeds.
+describe('desktop runtimes', () => {
+  it('packaged: serves the web page bundled in <DESKTOP_RESOURCES_PATH>/client, on loopback', async () => {
+    const resources = await tempDir();
+    await mkdir(join(resources, 'client'));
+    await writeFile(join(resources, 'client', 'index.html'), '<!doctype html><title>bundled page</title>');
+    const cli = await startCli([], {
+      DESKTOP_APP: 'true',
+      IS_PACKAGED: 'true',
+      DESKTOP_RESOURCES_PATH: resources,
+    });
+    expect(cli.stdout()).toMatch(/\(production\)$/m);
+    const page = await fetch(`${cli.url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('bundled page');
+    // An unknown page path falls back to the page, as in web production.
+    expect(await (await fetch(`${cli.url}/tools/echo`)).text()).toContain('bundled page');
+  });
+
+  it('packaged without DESKTOP_RESOURCES_PATH: a one-line error that names it, exit 2', async () => {
+    const dataDir = await tempDir();
+    const cli = runCli(['--port', '0', '--data-dir', dataDir], { DESKTOP_APP: 'true', IS_PACKAGED: 'true' });
+    expect((await cli.exited).code).toBe(2);
+    expect(expectOneLineError(cli.stderr())).toContain('DESKTOP_RESOURCES_PATH is not set');
+  });
+
+  it('unpackaged: development mode, page requests sent to the dev server, and only there', async () => {
+    const cli = await startCli([], { DESKTOP_APP: 'true', IS_PACKAGED: 'false' });
+    expect(cli.stdout()).toMatch(/\(development\)$/m);
+    const page = await fetch(`${cli.url}/tools/echo?x=1`, { redirect: 'manual' });
+    expect(page.status).toBe(302);
+    expect(page.headers.get('location')).toBe('http://localhost:5173/tools/echo?x=1');
+    // A path that reads as another host stays on the dev server.
+    const { port } = new URL(cli.url);
+    const tricky = await new Promise<IncomingMessage>((resolve, reject) =>
+      get({ host: '127.0.0.1', port, path: '//evil.example/x' }, resolve).on('error', reject),
+    );
+    tricky.resume();
+    expect(tricky.statusCode).toBe(302);
+    expect(tricky.headers.location).toBe('http://localhost:5173/x');
+    // The API is the daemon's own.
+    expect((await fetch(`${cli.url}/api/mcp/health`)).status).toBe(200);
+  });
+
+  it('reads nothing of it without DESKTOP_APP=true', () => {
+    const parsed = parseCommandLine([], { IS_PACKAGED: 'true', DESKTOP_RESOURCES_PATH: '/x' }) as CommandLine;
+    expect(parsed.options.mode).toBe('production');
+    expect(parsed.options.staticDir).not.toContain('/x/client');
+    expect(parsed.options.devServerUrl).toBeUndefined();
   });
 });
