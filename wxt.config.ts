@@ -75,6 +75,8 @@ export default defineConfig({
               strict_min_version: '140.0',
               data_collection_permissions: { required: ['none'] },
             },
+            // Firefox for Android reads data_collection_permissions from 142 on (web-ext lint says so).
+            gecko_android: { strict_min_version: '142.0' },
           },
         }
       : // The widget sandbox page (public/sandbox.html): an opaque origin under SANDBOX_CSP.
