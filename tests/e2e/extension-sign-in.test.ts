@@ -169,10 +169,7 @@ describe('user sign-in in the extension', USER_FLOW, () => {
     const { accessToken } = (await stored<StoredSession>(panel.page, 'userSession'))!;
     await panel.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
     await panel.servers.connect('everything');
-    await panel.tools.select('echo');
-    await panel.tools.fill('message', 'hello from the extension');
-    await panel.tools.run();
-    expect(await panel.tools.resultWith('Echo: hello from the extension')).toContain('Echo:');
+    expect(await panel.tools.echo('hello from the extension')).toContain('Echo:');
     expect(backend.asked).toContain(`Bearer ${accessToken}`);
     const calls = toDaemon.filter((request) => request.url().includes('/api/mcp/servers'));
     expect(calls.length).toBeGreaterThan(0);

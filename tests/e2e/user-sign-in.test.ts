@@ -119,10 +119,7 @@ describe('user sign-in on the web page of a shared daemon', USER_FLOW, () => {
     const token = (await session())?.accessToken ?? '';
     await web.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
     await web.servers.connect('everything');
-    await web.tools.select('echo');
-    await web.tools.fill('message', 'hello as Alice');
-    await web.tools.run();
-    expect(await web.tools.resultWith('Echo: hello as Alice')).toContain('Echo: hello as Alice');
+    expect(await web.tools.echo('hello as Alice')).toContain('Echo: hello as Alice');
     expect(backend.asked).toContain(`Bearer ${token}`);
     // The page never had the session token.
     const keys = await web.page.evaluate(() => JSON.stringify({ ...localStorage }));

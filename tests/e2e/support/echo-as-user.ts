@@ -9,9 +9,6 @@ import type { PanelPage } from './pages/panel.ts';
 export async function echoAsUser(panel: PanelPage, sent: HTTPRequest[], message: string): Promise<string[]> {
   const before = sent.length;
   await panel.servers.connect('everything');
-  await panel.tools.select('echo');
-  await panel.tools.fill('message', message);
-  await panel.tools.run();
-  expect(await panel.tools.resultWith(`Echo: ${message}`)).toContain(`Echo: ${message}`);
+  expect(await panel.tools.echo(message)).toContain(`Echo: ${message}`);
   return sent.slice(before).map((request) => request.headers().authorization ?? '');
 }

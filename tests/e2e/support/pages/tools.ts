@@ -119,6 +119,14 @@ export class ToolsView {
     return waitForText(this.page, fresh(RESULT), text);
   }
 
+  /** Runs server-everything's `echo` with `message` through its form; answers the result, once it echoes. */
+  async echo(message: string): Promise<string> {
+    await this.select('echo');
+    await this.fill('message', message);
+    await this.run();
+    return this.resultWith(`Echo: ${message}`);
+  }
+
   /** Waits until the result says its structured content is valid against the tool's output schema. */
   async waitForValidationOk(): Promise<void> {
     await this.page.waitForSelector(`${RESULT} ${byTestId('validation-ok')}`);
