@@ -50,13 +50,15 @@ describe('cancelling a read or a prompt', () => {
     const resources = useResourcesStore();
     await resources.load('slow');
     const before = sent('resources/read');
+    const cancels = sent('notifications/cancelled');
     const reading = resources.selectResource('slow://wait');
     await until('the read went to the server', () => sent('resources/read') > before);
     expect(resources.current?.loading).toBe(true);
     resources.cancelRead('slow://wait');
     await reading;
     expect(resources.current).toMatchObject({ loading: false, error: CANCELLED });
-    await until('the server was told', async () =>
+    await until('the daemon sent notifications/cancelled', () => sent('notifications/cancelled') > cancels);
+    await until('the server noted the cancellation', async () =>
       (await cancelledAtServer()).includes('resources/read slow://wait'),
     );
     await resources.selectResource('slow://now');
@@ -69,12 +71,16 @@ describe('cancelling a read or a prompt', () => {
     await prompts.load('slow');
     prompts.select('wait');
     const before = sent('prompts/get');
+    const cancels = sent('notifications/cancelled');
     const getting = prompts.get();
     await until('the get went to the server', () => sent('prompts/get') > before);
     expect(prompts.run?.loading).toBe(true);
     prompts.cancel();
     await getting;
     expect(prompts.run).toMatchObject({ loading: false, error: CANCELLED });
-    await until('the server was told', async () => (await cancelledAtServer()).includes('prompts/get wait'));
+    await until('the daemon sent notifications/cancelled', () => sent('notifications/cancelled') > cancels);
+    await until('the server noted the cancellation', async () =>
+      (await cancelledAtServer()).includes('prompts/get wait'),
+    );
   });
 });
