@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type {
   AddClientAuthentication,
   DpopSession,
+  OAuthClientInformationContext,
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthDiscoveryState,
@@ -181,18 +182,29 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
     return this.pendingState;
   }
 
-  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
+  async clientInformation(
+    context?: OAuthClientInformationContext,
+  ): Promise<StoredOAuthClientInformation | undefined> {
     this.flowRunning = true;
-    if (this.settings.clientId) {
+    const { clientId, clientSecret } = this.settings;
+    if (clientId) {
       const grant = await this.store.load(this.serverId);
+      let issuer =
+        grant.boundTo === this.binding && grant.client?.client_id === clientId
+          ? grant.client.issuer
+          : undefined;
+      if (issuer === undefined && context) {
+        // The configured client is bound to the first authorization server it is used with (SEP-2352),
+        // and the stamp kept: a server that later names another issuer does not get it. The SDK would
+        // stamp it the same way, after warning on the console that the provider had not.
+        issuer = context.issuer;
+        await this.storeClient({ client_id: clientId, issuer });
+      }
       return {
-        client_id: this.settings.clientId,
-        ...(this.settings.clientSecret && { client_secret: this.settings.clientSecret }),
-        // The stamp the SDK put on it before, so it is not written again on every flow.
-        ...(grant.boundTo === this.binding && grant.client?.client_id === this.settings.clientId
-          ? { issuer: grant.client.issuer }
-          : {}),
-      } as StoredOAuthClientInformation;
+        client_id: clientId,
+        ...(clientSecret && { client_secret: clientSecret }),
+        ...(issuer !== undefined && { issuer }),
+      };
     }
     const grant = await this.store.load(this.serverId);
     if (grant.boundTo !== this.binding) return undefined;
@@ -218,9 +230,16 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
     // Registered for the challenge (or found to cover it): the callback redeems with this client, even
     // when the authorization server allowed it fewer scopes than asked.
     this.challengedScopes = [];
+    await this.storeClient(
+      this.settings.clientId ? { client_id: client.client_id, issuer: client.issuer } : client,
+    );
+  }
+
+  /** Keeps the client in the grant, bound to the settings (a configured client: its id and stamp only). */
+  private async storeClient(client: StoredOAuthClientInformation): Promise<void> {
     await this.store.update(this.serverId, (grant) => ({
       ...(grant.boundTo === this.binding ? grant : {}),
-      client: this.settings.clientId ? { client_id: client.client_id, issuer: client.issuer } : client,
+      client,
       boundTo: this.binding,
     }));
   }

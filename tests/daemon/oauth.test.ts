@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { get } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ServerRecord } from '../../shared/servers.ts';
 import { authorizationUrlOf, followAuthorization } from '../conformance/oauth-browser.ts';
 import {
@@ -145,6 +145,8 @@ describe('OAuth with a real authorization server', () => {
   });
 
   it('signs in with a pre-registered client whose secret is masked in every answer', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    onTestFinished(() => warn.mockRestore());
     await putServer('pre', { clientId: PRE_REGISTERED.clientId, clientSecret: PRE_REGISTERED.clientSecret });
     const listed = JSON.stringify((await d.api('GET', '/api/mcp/servers')).body);
     expect(listed).not.toContain(PRE_REGISTERED.clientSecret);
@@ -156,6 +158,11 @@ describe('OAuth with a real authorization server', () => {
     const callback = await followAuthorization(url.href);
     expect(callback.status, callback.page).toBe(200);
     expect((await whoami('pre')).clientId).toBe(PRE_REGISTERED.clientId);
+    // The client is bound to the authorization server it was first used with (SEP-2352), and the stamp
+    // kept, by the daemon itself: the SDK found nothing to warn about on the console.
+    const grant = JSON.parse(await readFile(join(d.dataDir, 'oauth', 'pre.json'), 'utf8'));
+    expect(grant.client).toEqual({ client_id: PRE_REGISTERED.clientId, issuer: as.issuer });
+    expect(warn.mock.calls.flat().join('\n')).not.toContain('SEP-2352');
   });
 
   it('keeps the secret a PUT sends back masked, and drops the grant when the server moves or goes', async () => {
