@@ -45,6 +45,18 @@ async function cancelledAtServer(): Promise<string[]> {
   return JSON.parse(body.result.content[0].text) as string[];
 }
 
+/**
+ * Waits until the daemon has sent a `notifications/cancelled` beyond the `cancelsBefore` it had sent, then
+ * until the server noted `note`: a failure says which of the two did not act.
+ */
+async function untilServerTold(cancelsBefore: number, note: string): Promise<void> {
+  await until(
+    'the daemon sent notifications/cancelled',
+    () => sent('notifications/cancelled') > cancelsBefore,
+  );
+  await until('the server noted the cancellation', async () => (await cancelledAtServer()).includes(note));
+}
+
 describe('cancelling a read or a prompt', () => {
   it('ends a resource read as cancelled, tells the server, and reads the next URI', async () => {
     const resources = useResourcesStore();
@@ -57,10 +69,7 @@ describe('cancelling a read or a prompt', () => {
     resources.cancelRead('slow://wait');
     await reading;
     expect(resources.current).toMatchObject({ loading: false, error: CANCELLED });
-    await until('the daemon sent notifications/cancelled', () => sent('notifications/cancelled') > cancels);
-    await until('the server noted the cancellation', async () =>
-      (await cancelledAtServer()).includes('resources/read slow://wait'),
-    );
+    await untilServerTold(cancels, 'resources/read slow://wait');
     await resources.selectResource('slow://now');
     expect(resources.current?.error).toBeUndefined();
     expect(JSON.stringify(resources.current?.result)).toContain('at once');
@@ -78,9 +87,6 @@ describe('cancelling a read or a prompt', () => {
     prompts.cancel();
     await getting;
     expect(prompts.run).toMatchObject({ loading: false, error: CANCELLED });
-    await until('the daemon sent notifications/cancelled', () => sent('notifications/cancelled') > cancels);
-    await until('the server noted the cancellation', async () =>
-      (await cancelledAtServer()).includes('prompts/get wait'),
-    );
+    await untilServerTold(cancels, 'prompts/get wait');
   });
 });
