@@ -32,6 +32,8 @@ import { widgetsRouter, widgetViewRouter } from './routes/widgets.ts';
 import { AuthFailureLimiter } from './security/auth-failure-limiter.ts';
 import { allowedHostSet, hostCheckMiddleware, isLoopbackHost } from './security/host-check-middleware.ts';
 import { originMiddleware } from './security/origin-middleware.ts';
+import { requestTarget } from './http/request-target.ts';
+import { answerClientErrors } from './http/socket-answers.ts';
 import { rateLimitMiddleware } from './security/rate-limit-middleware.ts';
 import { tokenMiddleware } from './security/token-middleware.ts';
 import { loadOrCreateToken } from './security/token-store.ts';
@@ -193,7 +195,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     app.use((req, res, next) => {
       if (req.method !== 'GET' && req.method !== 'HEAD') return next();
       // Only the path and query move over: `//other.host/` must not become a redirect elsewhere.
-      const asked = new URL(req.originalUrl, 'http://path.invalid');
+      const asked = requestTarget(req.originalUrl);
+      if (asked === undefined) return next();
       const target = new URL(devServer);
       target.pathname = asked.pathname;
       target.search = asked.search;
@@ -235,7 +238,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     events,
     widgets,
     async listen() {
-      server = createServer(listener).listen(options.port, options.host);
+      server = createServer(listener);
+      answerClientErrors(server);
+      server.listen(options.port, options.host);
       await once(server, 'listening');
       live = attachLiveChannel(server, {
         bus,

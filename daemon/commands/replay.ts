@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { exchanges, type Session, SessionFileError } from '../../shared/session-file.ts';
 import { Matcher } from '../recording/matcher.ts';
+import { requestTarget } from '../http/request-target.ts';
 import { readSession } from '../recording/read-session.ts';
 import { replayServer } from '../recording/replay-server.ts';
 import { isLoopbackHost } from '../security/host-check-middleware.ts';
@@ -87,7 +88,7 @@ async function serveHttp(session: Session, matcher: Matcher, port: number): Prom
     const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
     // Only this machine's names: a web page must not reach the replay through DNS rebinding.
     if (!isLoopbackHost(host)) return void res.writeHead(403).end('Forbidden Host');
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') {
+    if (requestTarget(req.url)?.pathname !== '/mcp') {
       return void res.writeHead(404).end('The recorded session is served at /mcp');
     }
     let body: unknown;

@@ -2,12 +2,14 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Answer } from '../../shared/routes.ts';
 import { sendOutcome } from '../routes/tools.ts';
 import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
-import { allowedHostSet, hostCheck } from '../security/host-check-middleware.ts';
+import { DaemonError } from '../errors.ts';
+import { allowedHostSet, forbiddenHostMessage, hostCheck } from '../security/host-check-middleware.ts';
 import { allowCrossOrigin, originRefusal } from '../security/origin-middleware.ts';
 import type { RateLimiter } from '../security/rate-limit-middleware.ts';
 import { TOKEN_HEADER, tokenBytes, tokenMatches } from '../security/token-middleware.ts';
 import { type ErrorAnswerOptions, errorAnswer } from './error-middleware.ts';
 import { declaredTooLarge, isPlainJson, parseBody, readPlainJson, takeBufferedBody } from './json-body.ts';
+import { malformedTargetMessage, plainTarget, requestTarget } from './request-target.ts';
 import { sendJson } from './send-json.ts';
 
 /** The one request answered here: every tool call of the panel, the popup and the command line. */
@@ -71,6 +73,18 @@ export function directRoutes(options: DirectRouteOptions): RequestListener {
   };
 
   return (req, res) => {
+    if (!plainTarget(req.url) && requestTarget(req.url) === undefined) {
+      // Express would find no route for it (its 404 page, not a JSON answer), and every `new URL` of it throws.
+      const host = req.headers.host;
+      fail(
+        req,
+        res,
+        hostAllowed(host)
+          ? new DaemonError('malformed_request', malformedTargetMessage(req.url))
+          : new DaemonError('forbidden_host', forbiddenHostMessage(host)),
+      );
+      return;
+    }
     if (!takes(req)) {
       app(req, res);
       return;

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, STATUS_CODES, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type * as Ws from 'ws';
 import type { WebSocket, WebSocketServer } from 'ws';
-import type { ErrorCode } from '../../shared/errors.ts';
 import type { LiveMessage } from '../../shared/live.ts';
-import { DaemonError, toErrorResponse } from '../errors.ts';
+import { DaemonError } from '../errors.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import type { AuthFailureLimiter } from '../security/auth-failure-limiter.ts';
 import { forbiddenHostMessage, hostCheck } from '../security/host-check-middleware.ts';
@@ -14,6 +13,8 @@ import { originRefusal } from '../security/origin-middleware.ts';
 import { presentedToken, tokenMatches, tooManyFailures, userTokenOf } from '../security/token-middleware.ts';
 import type { UserTokenValidator } from '../security/user-tokens.ts';
 import { corkForTick } from '../http/cork-for-tick.ts';
+import { malformedTargetMessage, requestTarget } from '../http/request-target.ts';
+import { refuseOnSocket } from '../http/socket-answers.ts';
 import { liveEventFrame, liveFrame } from '../logs/serialise.ts';
 import { VERSION } from '../version.ts';
 import type { LiveEvents } from './live-events.ts';
@@ -38,16 +39,6 @@ export interface LiveChannelOptions {
 
 const require = createRequire(import.meta.url);
 
-/** Refuses an upgrade request with the status and error body the same refusal of an HTTP request gets. */
-function refuse(socket: Duplex, code: ErrorCode, message: string, headers = ''): void {
-  const { status, body } = toErrorResponse(new DaemonError(code, message), false);
-  const json = JSON.stringify(body);
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${headers}` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
-  );
-}
-
 /**
  * `GET /api/mcp/ws`: the live channel. Host, Origin and token are checked on the upgrade request itself,
  * before the WebSocket exists, because a browser lets any page open a WebSocket to localhost and only
@@ -60,26 +51,31 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
   const hostAllowed = hostCheck(options.allowedHosts);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestTarget(req.url);
+    if (url === undefined) {
+      return hostAllowed(req.headers.host)
+        ? refuseOnSocket(socket, 'malformed_request', malformedTargetMessage(req.url))
+        : refuseOnSocket(socket, 'forbidden_host', forbiddenHostMessage(req.headers.host));
+    }
     if (url.pathname !== LIVE_PATH) {
-      return refuse(
+      return refuseOnSocket(
         socket,
         'route_not_found',
         `No WebSocket at ${url.pathname.slice(0, 200)}: the live channel is ${LIVE_PATH}`,
       );
     }
     if (!hostAllowed(req.headers.host)) {
-      return refuse(socket, 'forbidden_host', forbiddenHostMessage(req.headers.host));
+      return refuseOnSocket(socket, 'forbidden_host', forbiddenHostMessage(req.headers.host));
     }
     const rules = { development: options.development, requireOrigin: options.token === null };
     const originRefused = originRefusal(req.headers, rules);
-    if (originRefused) return refuse(socket, 'forbidden_origin', originRefused);
+    if (originRefused) return refuseOnSocket(socket, 'forbidden_origin', originRefused);
     if (options.token !== null) {
       const limiter = options.limiter;
       const key = limiter?.keyOf(req);
       const retryAfter = key === undefined ? undefined : limiter?.blockedFor(key);
       if (retryAfter !== undefined) {
-        return refuse(
+        return refuseOnSocket(
           socket,
           'too_many_auth_failures',
           tooManyFailures(retryAfter),
@@ -98,13 +94,17 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
               if (!known || error.code === 'unauthorized') {
                 if (key !== undefined) limiter?.fail(key);
               }
-              refuse(socket, known ? error.code : 'unauthorized', known ? error.message : 'Unauthorized');
+              refuseOnSocket(
+                socket,
+                known ? error.code : 'unauthorized',
+                known ? error.message : 'Unauthorized',
+              );
             },
           );
           return;
         }
         if (key !== undefined) limiter?.fail(key);
-        return refuse(socket, 'unauthorized', 'Unauthorized');
+        return refuseOnSocket(socket, 'unauthorized', 'Unauthorized');
       }
     }
     accept(req, socket, head, url);

@@ -8,6 +8,7 @@ import { Router } from 'express';
 import { type AuthStartRequest, authStartRequestSchema } from '../../shared/oauth.ts';
 import type { Answer } from '../../shared/routes.ts';
 import { DaemonError } from '../errors.ts';
+import { requestTarget } from '../http/request-target.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { OAuthManager } from '../oauth/oauth-manager.ts';
@@ -71,7 +72,7 @@ export function oauthServerRouter(manager: ClientManager, oauth: OAuthManager): 
 export function oauthCallbackRouter(manager: ClientManager, oauth: OAuthManager): Router {
   const router = Router();
   router.get('/oauth/callback', async (req, res) => {
-    const query = new URL(req.originalUrl, 'http://callback').searchParams;
+    const query = requestTarget(req.originalUrl)?.searchParams ?? new URLSearchParams();
     const outcome = await oauth.callback(query);
     let { ok, title, detail } = outcome;
     const serverId = outcome.serverId;

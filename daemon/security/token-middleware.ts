@@ -4,6 +4,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { SignedInUser } from '../../shared/user.ts';
 import { DaemonError } from '../errors.ts';
 import { sendError } from '../http/error-middleware.ts';
+import { requestTarget } from '../http/request-target.ts';
 import type { AuthFailureLimiter } from './auth-failure-limiter.ts';
 import type { UserTokenValidator } from './user-tokens.ts';
 
@@ -35,7 +36,7 @@ export function presentedToken(req: IncomingMessage, allowQuery: boolean): strin
   const header = req.headers[TOKEN_HEADER];
   if (typeof header === 'string') return header;
   if (!allowQuery) return undefined;
-  const query = new URL(req.url ?? '/', 'http://localhost').searchParams.get('token');
+  const query = requestTarget(req.url)?.searchParams.get('token');
   return query ?? undefined;
 }
 

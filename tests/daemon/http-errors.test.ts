@@ -273,3 +273,96 @@ describe('client errors are 4xx, never 500', () => {
     );
   });
 });
+
+describe('requests that Node or the URL parser cannot read', () => {
+  /** Writes `head` (a request's first lines, without the blank line) on a new socket; the whole answer. */
+  async function exchange(
+    d: TestDaemon,
+    head: string,
+    connection = 'close',
+  ): Promise<{ status: number; text: string }> {
+    const { port } = new URL(d.url);
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString()));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+      socket.write(`${head}\r\nConnection: ${connection}\r\n\r\n`);
+    });
+    return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1] ?? 0), text };
+  }
+
+  /** The JSON body of a raw answer. */
+  const bodyOf = (text: string): unknown => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+
+  async function stillServes(d: TestDaemon): Promise<void> {
+    expect((await d.api('GET', '/api/mcp/health')).status).toBe(200);
+  }
+
+  it('answers a target that is no URL with 400 and the error body, with or without the token, on any route', async () => {
+    const d = await daemon();
+    const host = `Host: ${new URL(d.url).host}`;
+    const token = `X-Inspector-Token: ${d.token}`;
+    for (const [target, headers] of [
+      ['http://x:99999/api/mcp/rpc-logs', [host]],
+      ['http://x:99999/api/mcp/rpc-logs', [host, token]],
+      ['http://[/api/mcp/servers/', [host, token]],
+      ['//x:99999/oauth/callback?state=a', [host]],
+      ['http://x:99999/oauth/callback?state=a', [host]],
+    ] as const) {
+      const { status, text } = await exchange(d, [`GET ${target} HTTP/1.1`, ...headers].join('\r\n'));
+      expect(status, target).toBe(400);
+      expect(bodyOf(text), target).toEqual({
+        error: `The request target ${JSON.stringify(target)} is not a URL path the daemon can read`,
+        code: 'malformed_request',
+      });
+    }
+    await stillServes(d);
+  });
+
+  it('answers such a target with a foreign Host as a foreign Host', async () => {
+    const d = await daemon();
+    const { status, text } = await exchange(
+      d,
+      'GET http://[/api/mcp/servers/ HTTP/1.1\r\nHost: evil.example',
+    );
+    expect(status).toBe(403);
+    expect(bodyOf(text)).toMatchObject({ code: 'forbidden_host' });
+  });
+
+  it('refuses a WebSocket upgrade whose target is no URL with 400, and keeps serving', async () => {
+    const d = await daemon();
+    const upgrade = [
+      'GET http://[ HTTP/1.1',
+      `Host: ${new URL(d.url).host}`,
+      'Upgrade: websocket',
+      'Sec-WebSocket-Version: 13',
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+    ].join('\r\n');
+    const { status, text } = await exchange(d, upgrade, 'Upgrade');
+    expect(status).toBe(400);
+    expect(bodyOf(text)).toEqual({
+      error: 'The request target "http://[" is not a URL path the daemon can read',
+      code: 'malformed_request',
+    });
+    await stillServes(d);
+  });
+
+  it('answers a request Node cannot parse with 400 and the error body', async () => {
+    const d = await daemon();
+    const host = `Host: ${new URL(d.url).host}`;
+    for (const length of ['abc', '-1']) {
+      const { status, text } = await exchange(
+        d,
+        `POST /api/mcp/tools/list HTTP/1.1\r\n${host}\r\nContent-Length: ${length}`,
+      );
+      expect(status, length).toBe(400);
+      expect(bodyOf(text), length).toEqual({
+        error: expect.stringMatching(/^The request could not be read as HTTP \(HPE_[A-Z_]+\)$/),
+        code: 'malformed_request',
+      });
+    }
+    await stillServes(d);
+  });
+});
