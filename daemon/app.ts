@@ -31,7 +31,7 @@ import { userRouter } from './routes/user.ts';
 import { widgetsRouter, widgetViewRouter } from './routes/widgets.ts';
 import { AuthFailureLimiter } from './security/auth-failure-limiter.ts';
 import { allowedHostSet, hostCheckMiddleware, isLoopbackHost } from './security/host-check-middleware.ts';
-import { originMiddleware } from './security/origin-middleware.ts';
+import { devOrigins, originMiddleware } from './security/origin-middleware.ts';
 import { requestTarget } from './http/request-target.ts';
 import { answerClientErrors } from './http/socket-answers.ts';
 import { rateLimitMiddleware } from './security/rate-limit-middleware.ts';
@@ -83,6 +83,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   const token = options.token === undefined ? await loadOrCreateToken(options.dataDir) : options.token;
   const development = options.mode === 'development';
+  // The web page's dev server may call the API in development (origin-middleware.ts).
+  const devServerOrigins = devOrigins(development, options.devServerUrl);
   const bus = new LogBus(options.logBufferSize);
   const events = new LiveEvents();
   const publish = events.publish.bind(events);
@@ -143,7 +145,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   app.use(hostCheckMiddleware({ allowedHosts }));
   // The authorization server's redirect: no token, no Origin to check; `state` binds it to a flow.
   app.use(oauthCallbackRouter(manager, oauth));
-  app.use(originMiddleware({ development }));
+  app.use(originMiddleware({ devOrigins: devServerOrigins }));
   app.use('/api/mcp/health', healthRouter(options.mode, Date.now(), options.userAuth?.signIn));
 
   const limiter = new AuthFailureLimiter({ limit: options.authFailuresPerMinute, windowMs: 60_000 });
@@ -152,7 +154,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const widgetPaths = ['/resources/widget/', '/openai/'];
   api.use(under(widgetPaths, widgetViewRouter(manager, widgets)));
   // Without a token, the Origin is all that tells a known page from anything else: it must be there.
-  if (token === null) api.use(originMiddleware({ development, requireOrigin: true }));
+  if (token === null) api.use(originMiddleware({ devOrigins: devServerOrigins, requireOrigin: true }));
   const userTokens = options.userAuth && new UserTokenValidator({ backendUrl: options.userAuth.backendUrl });
   api.use(tokenMiddleware({ token, limiter, userTokens }));
   const rateLimiter =
@@ -218,7 +220,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     app,
     token,
     allowedHosts,
-    development,
+    devOrigins: devServerOrigins,
     limiter,
     rateLimiter,
     bodyLimitBytes: options.bodyLimitBytes,
@@ -249,7 +251,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         allowedHosts: allowedHostSet(allowedHosts),
         limiter,
         userTokens,
-        development,
+        devOrigins: devServerOrigins,
         pingMs: options.sseKeepaliveMs,
         maxBufferedBytes: options.sseMaxBufferedBytes,
       });

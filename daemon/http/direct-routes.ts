@@ -21,7 +21,8 @@ export interface DirectRouteOptions {
   /** `null` when auth is off: then every request goes to the app. */
   token: string | null;
   allowedHosts: readonly string[];
-  development: boolean;
+  /** The dev server's origins, in development (origin-middleware.ts `devOrigins`). */
+  devOrigins: readonly string[];
   limiter: AuthFailureLimiter;
   rateLimiter: RateLimiter | undefined;
   bodyLimitBytes: number;
@@ -47,7 +48,7 @@ export function directRoutes(options: DirectRouteOptions): RequestListener {
   const { app, limiter, rateLimiter, bodyLimitBytes } = options;
   const expected = options.token === null ? null : tokenBytes(options.token);
   const hostAllowed = hostCheck(allowedHostSet(options.allowedHosts));
-  const originRules = { development: options.development, requireOrigin: false };
+  const originRules = { devOrigins: options.devOrigins, requireOrigin: false };
 
   const takes = (req: IncomingMessage): boolean => {
     const { headers } = req;

@@ -31,7 +31,8 @@ export interface LiveChannelOptions {
   limiter?: AuthFailureLimiter;
   /** A shared daemon's user tokens (CLOUD_BACKEND_HTTP_URL), accepted in `?token=` as well. */
   userTokens?: UserTokenValidator;
-  development: boolean;
+  /** The dev server's origins, in development (origin-middleware.ts `devOrigins`). */
+  devOrigins: readonly string[];
   pingMs: number;
   /** A client whose unsent data passes this is closed (code 4008); it resumes with `since`. */
   maxBufferedBytes: number;
@@ -67,7 +68,7 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
     if (!hostAllowed(req.headers.host)) {
       return refuseOnSocket(socket, 'forbidden_host', forbiddenHostMessage(req.headers.host));
     }
-    const rules = { development: options.development, requireOrigin: options.token === null };
+    const rules = { devOrigins: options.devOrigins, requireOrigin: options.token === null };
     const originRefused = originRefusal(req.headers, rules);
     if (originRefused) return refuseOnSocket(socket, 'forbidden_origin', originRefused);
     if (options.token !== null) {

@@ -116,6 +116,19 @@ describe('live channel upgrade checks', () => {
     expect(connection.messages[0]?.type).toBe('hello');
   });
 
+  it("lets the web page's dev server connect in development only", async () => {
+    const devServer = 'http://localhost:5999';
+    const dev = await daemonWith({}, { mode: 'development', devServerUrl: devServer });
+    const connection = await openLive(dev, {}, { origin: devServer });
+    onTestFinished(() => connection.close());
+    await connection.until((m) => m.length > 0);
+    expect(connection.messages[0]?.type).toBe('hello');
+    expect(await refusal(liveUrl(dev, { token: dev.token }), { origin: 'http://localhost:5998' })).toBe(403);
+
+    const production = await daemonWith({}, { mode: 'production', devServerUrl: devServer });
+    expect(await refusal(liveUrl(production, { token: production.token }), { origin: devServer })).toBe(403);
+  });
+
   it('takes the token from ?token= or from the X-Inspector-Token header', async () => {
     const d = await daemonWith();
     const byQuery = await live(d);

@@ -340,6 +340,21 @@ describe('Origin check', () => {
     expect(response.headers['access-control-allow-origin']).toBe('http://localhost:5173');
   });
 
+  it('lets the dev server devServerUrl names through in development only', async () => {
+    const devServer = 'http://localhost:5999';
+    const dev = await daemon({ mode: 'development', devServerUrl: `${devServer}/` });
+    const asked = (d: TestDaemon, origin: string) =>
+      raw(d, '/api/mcp/servers/', { headers: { Origin: origin, 'X-Inspector-Token': d.token } });
+    const allowed = await asked(dev, devServer);
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe(devServer);
+    expect((await asked(dev, 'http://localhost:5998')).status).toBe(403);
+    expect((await asked(dev, 'http://localhost:5173')).status).toBe(200);
+
+    const production = await daemon({ mode: 'production', devServerUrl: `${devServer}/` });
+    expect((await asked(production, devServer)).status).toBe(403);
+  });
+
   it("lets the daemon's own origin through", async () => {
     const d = await daemon();
     const response = await raw(d, '/api/mcp/servers/', {

@@ -1,5 +1,7 @@
+import { fileURLToPath } from 'node:url';
+import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type TestDaemon } from '../daemon/helpers.ts';
+import { freePort, startDaemon, type TestDaemon } from '../daemon/helpers.ts';
 import { launchBrowser } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonWithWebPage } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
@@ -77,5 +79,63 @@ describe('the web page served by the daemon', USER_FLOW, () => {
     await web.savedRequests.load('Web greeting');
     await web.tools.waitForSelected('echo');
     expect(await web.tools.fieldValue('message')).toBe(message);
+  });
+});
+
+// `npm run dev:web` and `npm run dev`: the page on the Vite dev server, from source with hot reload, calls a
+// development daemon across origins. The dev server is on a free port here; the daemon is told its address
+// (devServerUrl), as `npm run dev` knows port 5173.
+describe('the web page on the Vite dev server', USER_FLOW, () => {
+  let browser: Browser;
+  let daemon: TestDaemon;
+  let vite: ViteDevServer;
+  let web: PanelPage;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const daemonUrl = `http://127.0.0.1:${port}`;
+    const before = process.env.INSPECTOR_DAEMON_URL;
+    process.env.INSPECTOR_DAEMON_URL = daemonUrl;
+    try {
+      vite = await createServer({
+        configFile: fileURLToPath(new URL('../../vite.web.config.ts', import.meta.url)),
+        server: { port: 0, strictPort: false },
+        logLevel: 'silent',
+      });
+      await vite.listen();
+    } finally {
+      if (before === undefined) delete process.env.INSPECTOR_DAEMON_URL;
+      else process.env.INSPECTOR_DAEMON_URL = before;
+    }
+    const pageUrl = vite.resolvedUrls?.local[0];
+    if (!pageUrl) throw new Error('the Vite dev server did not say its address');
+    daemon = await startDaemon({ mode: 'development', port, devServerUrl: pageUrl });
+    browser = await launchBrowser();
+    web = await PanelPage.open(browser, pageUrl);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await vite?.close();
+    await daemon?.close();
+  });
+
+  it('offers the development daemon for pairing, pairs across origins and goes live', async () => {
+    expect(await web.page.title()).toBe('MCP Inspector');
+    expect(new URL(web.page.url()).port).not.toBe(new URL(daemon.url).port);
+    expect(await web.pairing.url()).toBe(daemon.url);
+    await web.pairing.pair(daemon.url, daemon.token);
+    expect(await web.pairing.waitUntilPaired()).toContain('daemon');
+    expect(await web.waitForLive()).toBe('live');
+  });
+
+  it('runs echo on server-everything through the development daemon', async () => {
+    await web.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
+    await web.servers.connect('everything');
+    await web.tools.select('echo');
+    await web.tools.fill('message', 'from the dev server');
+    await web.tools.run();
+    expect(await web.tools.resultWith('Echo: from the dev server')).toContain('Echo: from the dev server');
+    await web.screenshot('web-dev-server-echo');
   });
 });
