@@ -11,10 +11,10 @@ import { unmaskConfig } from '../servers/secrets.ts';
 import { type PutServerRequest, SERVER_ID_PATTERN } from '../../shared/servers.ts';
 import { DaemonError } from '../errors.ts';
 import { answerUnlessGone } from '../http/answer-unless-gone.ts';
-import { invalidRequest, validate } from '../http/validate.ts';
+import { invalidRequest, problemsOf, validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
 import type { ExecutionManager } from '../mcp/execution.ts';
-import { checkServerConfigs } from '../servers/check-config.ts';
+import { checkServerConfigs, serverConfigProblems } from '../servers/check-config.ts';
 import { parseMcpServers } from '../servers/registry-file.ts';
 import { listPageOfQuery } from './list-page.ts';
 import { getPrompt, listPrompts } from './prompts.ts';
@@ -22,6 +22,16 @@ import { listResources, readResource } from './resources.ts';
 import { sendOutcome } from './tools.ts';
 
 const ID = new RegExp(SERVER_ID_PATTERN);
+
+/**
+ * A PUT body's own fields, its config only as an object: the config is checked against the one branch its
+ * transport picks (check-config.ts), where the whole schema's `oneOf` would also list every complaint of
+ * the other branch (`config.command: is required` for an HTTP server).
+ */
+const putEnvelopeSchema = {
+  ...putServerRequestSchema,
+  properties: { ...putServerRequestSchema.properties, config: { type: 'object' } },
+} as const;
 
 /** The server registry and the per-server REST group (SPEC "Other routes", DESIGN "Servers"). */
 export function serversRouter(manager: ClientManager, executions: ExecutionManager): Router {
@@ -61,8 +71,14 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
           message: 'use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit',
         },
       ]);
-    const body = validate<PutServerRequest>(putServerRequestSchema, req.body);
-    checkServerConfigs([{ path: 'config', config: body.config }]);
+    const asked: { config?: unknown } = validate({ type: 'object' }, req.body);
+    const problems = problemsOf(putEnvelopeSchema, asked);
+    const sent = asked.config;
+    if (typeof sent === 'object' && sent !== null && !Array.isArray(sent)) {
+      problems.push(...serverConfigProblems([{ path: 'config', config: sent }]));
+    }
+    if (problems.length) throw invalidRequest(problems);
+    const body = asked as PutServerRequest;
     const existed = manager.has(id);
     const config = unmaskConfig(body.config, manager.configOf(id));
     await manager.put([{ id, name: body.name ?? id, config }]);

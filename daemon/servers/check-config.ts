@@ -40,10 +40,15 @@ export function configProblems(config: unknown): Problem[] {
 
 /** Rejects once, naming every config that is wrong by its path (`config`, `mcpServers.<id>`). */
 export function checkServerConfigs(configs: ReadonlyArray<{ path: string; config: unknown }>): void {
-  const problems = configs.flatMap(({ path, config }) =>
+  const problems = serverConfigProblems(configs);
+  if (problems.length) throw invalidRequest(problems);
+}
+
+/** Every problem of these server configs, each under its own path (`config.url`, `mcpServers.x.url`). */
+export function serverConfigProblems(configs: ReadonlyArray<{ path: string; config: unknown }>): Problem[] {
+  return configs.flatMap(({ path, config }) =>
     configProblems(config).map((problem) => ({ ...problem, path: `${path}.${problem.path}` })),
   );
-  if (problems.length) throw invalidRequest(problems);
 }
 
 /** OAuth settings that cannot work: on a WebSocket server, or a grant without what it needs. */

@@ -249,6 +249,27 @@ describe('client errors are 4xx, never 500', () => {
     ]);
   });
 
+  it("names only the problems of the transport's own fields in a PUT, with those of the body's other fields", async () => {
+    const d = await daemon();
+    const put = (body: unknown) => d.api('PUT', '/api/mcp/servers/s', body);
+    const remote = await put({
+      config: { transport: 'http', url: 'http://127.0.0.1:1/mcp', headers: { a: 1 } },
+    });
+    expect(remote.status).toBe(400);
+    expect(remote.body.problems).toEqual([{ path: 'config.headers.a', message: 'must be string' }]);
+    const local = await put({ config: { transport: 'stdio', command: 'x', args: [1] } });
+    expect(local.body.problems).toEqual([{ path: 'config.args.0', message: 'must be string' }]);
+    const both = await put({ name: '', config: { transport: 'sse', url: 'ftp://x' } });
+    expect(both.body.problems).toEqual([
+      { path: 'name', message: 'must NOT have fewer than 1 characters' },
+      { path: 'config.url', message: 'must match pattern "^(https?|wss?)://"' },
+    ]);
+    expect((await put({ config: 'stdio' })).body.problems).toEqual([
+      { path: 'config', message: 'must be object' },
+    ]);
+    expect((await put({})).body.problems).toEqual([{ path: 'config', message: 'is required' }]);
+  });
+
   it('answers a declared Content-Length over the limit with 413 at once, without waiting for the body', async () => {
     const d = await daemon();
     const { port } = new URL(d.url);
