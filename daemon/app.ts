@@ -18,7 +18,7 @@ import { ExecutionManager } from './mcp/execution.ts';
 import { OAuthManager } from './oauth/oauth-manager.ts';
 import { oauthCallbackRouter, oauthServerRouter } from './routes/oauth.ts';
 import { loadClientRuntime } from './mcp/server-connection.ts';
-import type { DaemonOptions } from './options.ts';
+import { DEV_SERVER_URL, type DaemonOptions } from './options.ts';
 import { healthRouter } from './routes/health.ts';
 import { promptsRouter } from './routes/prompts.ts';
 import { resourcesRouter } from './routes/resources.ts';
@@ -210,7 +210,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       res,
       'route_not_found',
       development
-        ? `Not found: ${req.method} ${req.path.slice(0, 200)} (in development the web page is served by the Vite dev server)`
+        ? `Not found: ${req.method} ${req.path.slice(0, 200)} (in development the web page is served by the Vite dev server: npm run dev:web, then open ${DEV_SERVER_URL})`
         : `Not found: ${req.method} ${req.path.slice(0, 200)} (is the web page built? npm run build)`,
     ),
   );

@@ -38,7 +38,13 @@ describe('web app files', () => {
   it('serves no files in development mode, where the dev server has the front end', async () => {
     const d = await startDaemon({ staticDir: await webBuild(), mode: 'development' });
     onTestFinished(() => d.close());
-    expect((await fetch(`${d.url}/`)).status).toBe(404);
+    const page = await fetch(`${d.url}/`);
+    expect(page.status).toBe(404);
+    expect(await page.json()).toEqual({
+      error:
+        'Not found: GET / (in development the web page is served by the Vite dev server: npm run dev:web, then open http://localhost:5173)',
+      code: 'route_not_found',
+    });
   });
 
   it('answers 404 for pages when the web app has not been built', async () => {
