@@ -13,6 +13,18 @@ const tooDeep = (): DaemonError =>
 
 const malformed = (): DaemonError => new DaemonError('malformed_request', 'body: malformed JSON');
 
+/**
+ * JSON travels in UTF-8 (RFC 8259). body-parser would also decode UTF-16 and UTF-32, but the depth is
+ * counted on the bytes as sent, where a UTF-16 `\u2200` reads as a quote and hides every bracket after it:
+ * such a body passed the limit and overflowed the stack later (a lost server connection, a widget page
+ * answering 500).
+ */
+const notUtf8 = (charset: string): DaemonError =>
+  new DaemonError(
+    'unsupported_encoding',
+    `body: charset ${JSON.stringify(charset.slice(0, 40))} is not read: send JSON in UTF-8`,
+  );
+
 /** Whether the request's Content-Length announces more than `limitBytes`. */
 export const declaredTooLarge = (req: IncomingMessage, limitBytes: number): boolean =>
   Number(req.headers['content-length']) > limitBytes;
@@ -149,7 +161,8 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
     plainJsonBody(),
     express.json({
       limit: limitBytes,
-      verify: (_req, _res, buffer) => {
+      verify: (_req, _res, buffer, charset) => {
+        if (charset.toLowerCase() !== 'utf-8') throw notUtf8(charset);
         if (textExceedsDepth(buffer, MAX_BODY_DEPTH)) throw tooDeep();
       },
     }),

@@ -114,6 +114,29 @@ describe('JSON bodies', () => {
     if (status === 404) expect(response.body.error).toContain('typed');
   });
 
+  it('refuses a JSON body in UTF-16 or UTF-32 with 415, also one whose brackets UTF-16 hides from the depth count', async () => {
+    const d = await daemon();
+    // U+2200 is the bytes 00 22 in UTF-16LE: a scan of the bytes took the 22 for a quote and missed the rest.
+    const hidden = `{"serverId":"\u2200","x":${'['.repeat(300)}${']'.repeat(300)}}`;
+    for (const [charset, text] of [
+      ['utf-16le', '{"serverId":"wide"}'],
+      ['UTF-16LE', hidden],
+      ['utf-16', '{"serverId":"wide"}'],
+      ['utf-32', '{"serverId":"wide"}'],
+    ] as const) {
+      const response = await fetch(`${d.url}/api/mcp/tools/list`, {
+        method: 'POST',
+        headers: { 'X-Inspector-Token': d.token, 'Content-Type': `application/json; charset=${charset}` },
+        body: Buffer.from(text, 'utf16le'),
+      });
+      expect(response.status, charset).toBe(415);
+      expect(await response.json(), charset).toEqual({
+        error: `body: charset "${charset.toLowerCase()}" is not read: send JSON in UTF-8`,
+        code: 'unsupported_encoding',
+      });
+    }
+  });
+
   it('reads a compressed body', async () => {
     const d = await daemon();
     const body = gzipSync('{"serverId":"zipped"}');
