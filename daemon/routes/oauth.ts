@@ -93,7 +93,8 @@ export function oauthCallbackRouter(manager: ClientManager, oauth: OAuthManager)
       .status(ok ? 200 : 400)
       .set({
         'Content-Type': 'text/html; charset=utf-8',
-        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        'X-Frame-Options': 'DENY',
         'Cache-Control': 'no-store',
         'Referrer-Policy': 'no-referrer',
         'X-Content-Type-Options': 'nosniff',

@@ -246,6 +246,8 @@ describe('OAuth with a real authorization server', () => {
     const response = await fetch(`${d.url}/oauth/callback?code=abcdef&state=not-a-flow`);
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('Unknown or expired sign-in');
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
     // The Host check runs before the callback like before every route.
     const { port } = new URL(d.url);
     const foreignHost = await new Promise<number>((resolve, reject) => {

@@ -26,6 +26,16 @@ describe('web app files', () => {
     expect(await deepLink.text()).toContain('Inspector web app');
   });
 
+  it('lets no other site frame the web page, its files or its fallback', async () => {
+    const d = await startDaemon({ staticDir: await webBuild() });
+    onTestFinished(() => d.close());
+    for (const path of ['/', '/index.html', '/app.js', '/servers/everything/tools']) {
+      const { headers } = await fetch(`${d.url}${path}`);
+      expect(headers.get('content-security-policy'), path).toBe("frame-ancestors 'none'");
+      expect(headers.get('x-frame-options'), path).toBe('DENY');
+    }
+  });
+
   it('keeps unknown API paths a JSON 404 and still asks them for the token', async () => {
     const d = await startDaemon({ staticDir: await webBuild() });
     onTestFinished(() => d.close());

@@ -1,5 +1,8 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createServer, type ViteDevServer } from 'vite';
+import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startDaemon, type TestDaemon } from '../daemon/helpers.ts';
 import { launchBrowser } from './support/browser.ts';
@@ -42,6 +45,27 @@ describe('the web page served by the daemon', USER_FLOW, () => {
 
     await web.pairing.pair(daemon.url, daemon.token);
     expect(await web.pairing.waitUntilPaired()).toContain('daemon');
+  });
+
+  it('cannot be shown in a frame of another site', async () => {
+    // Another origin (another port): a page that frames the inspector, as a clickjacking page would.
+    const framing = createServer((_req, res) =>
+      res.setHeader('Content-Type', 'text/html').end(`<iframe src="${daemon.url}/"></iframe>`),
+    );
+    framing.listen(0, '127.0.0.1');
+    await once(framing, 'listening');
+    const page = await browser.newPage();
+    try {
+      const { port } = framing.address() as AddressInfo;
+      await page.goto(`http://127.0.0.1:${port}/`);
+      const frame = await (await page.waitForSelector('iframe'))?.contentFrame();
+      await frame?.waitForFunction(() => document.readyState === 'complete');
+      expect(await frame?.evaluate(() => document.querySelector('#app, [data-testid]') === null)).toBe(true);
+      expect(await frame?.evaluate(() => document.title)).not.toBe('MCP Inspector');
+    } finally {
+      await page.close();
+      framing.close();
+    }
   });
 
   it('adds server-everything over STDIO, connects and runs echo', async () => {
@@ -97,7 +121,7 @@ describe('the web page on the Vite dev server', USER_FLOW, () => {
     const before = process.env.INSPECTOR_DAEMON_URL;
     process.env.INSPECTOR_DAEMON_URL = daemonUrl;
     try {
-      vite = await createServer({
+      vite = await createViteServer({
         configFile: fileURLToPath(new URL('../../vite.web.config.ts', import.meta.url)),
         server: { port: 0, strictPort: false },
         logLevel: 'silent',
