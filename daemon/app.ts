@@ -12,7 +12,7 @@ import { under } from './http/under.ts';
 import { schemaCompiler } from './http/validate.ts';
 import { LogBus } from './logs/log-bus.ts';
 import { ClientManager } from './mcp/client-manager.ts';
-import { attachLiveChannel } from './live/live-channel.ts';
+import { attachLiveChannel, isWebSocketUpgrade } from './live/live-channel.ts';
 import { LiveEvents } from './live/live-events.ts';
 import { ExecutionManager } from './mcp/execution.ts';
 import { OAuthManager } from './oauth/oauth-manager.ts';
@@ -240,7 +240,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     events,
     widgets,
     async listen() {
-      server = createServer(listener);
+      server = createServer({ shouldUpgradeCallback: isWebSocketUpgrade }, listener);
       answerClientErrors(server);
       server.listen(options.port, options.host);
       await once(server, 'listening');

@@ -45,6 +45,32 @@ const require = createRequire(import.meta.url);
  * before the WebSocket exists, because a browser lets any page open a WebSocket to localhost and only
  * those checks stop it (there is no CORS for WebSockets).
  */
+/** The WebSocket key: 16 bytes in base64 (RFC 6455 4.1). */
+const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
+
+/**
+ * What is wrong with an upgrade's WebSocket headers, as `ws` would refuse them (in plain text): refused
+ * here first, with the error body every other refusal has.
+ */
+function badHandshake(req: IncomingMessage): string | undefined {
+  const key = req.headers['sec-websocket-key'];
+  if (typeof key !== 'string' || !WEBSOCKET_KEY.test(key.trim())) {
+    return 'Sec-WebSocket-Key is missing or not 16 bytes in base64 (RFC 6455)';
+  }
+  const version = req.headers['sec-websocket-version'];
+  if (version !== '13' && version !== '8') return 'Sec-WebSocket-Version must be 13';
+  return undefined;
+}
+
+/**
+ * Which upgrade requests are the live channel's to answer: WebSocket ones. Any other `Upgrade` (curl's
+ * `h2c`, say) is served as the plain request it also is (RFC 9110 7.8). Node 22.21 and 24.9 read this
+ * option of `createServer`; an older Node hands every upgrade to the live channel, which refuses it.
+ */
+export function isWebSocketUpgrade(req: IncomingMessage): boolean {
+  return req.headers.upgrade?.toLowerCase() === 'websocket';
+}
+
 export function attachLiveChannel(server: Server, options: LiveChannelOptions): { close(): void } {
   const bootId = randomUUID();
   // Made (and ws loaded) for the first client the checks let in, not at start.
@@ -52,22 +78,22 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
   const hostAllowed = hostCheck(options.allowedHosts);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = requestTarget(req.url);
-    if (url === undefined) {
-      return hostAllowed(req.headers.host)
-        ? refuseOnSocket(socket, 'malformed_request', malformedTargetMessage(req.url))
-        : refuseOnSocket(socket, 'forbidden_host', forbiddenHostMessage(req.headers.host));
-    }
-    if (url.pathname !== LIVE_PATH) {
-      return refuseOnSocket(
-        socket,
-        'route_not_found',
-        `No WebSocket at ${url.pathname.slice(0, 200)}: the live channel is ${LIVE_PATH}`,
-      );
-    }
+    // Host first, as on every route: a rebinding page learns nothing, not even which paths exist.
     if (!hostAllowed(req.headers.host)) {
       return refuseOnSocket(socket, 'forbidden_host', forbiddenHostMessage(req.headers.host));
     }
+    const url = requestTarget(req.url);
+    if (url === undefined)
+      return refuseOnSocket(socket, 'malformed_request', malformedTargetMessage(req.url));
+    if (url.pathname !== LIVE_PATH || req.method !== 'GET') {
+      return refuseOnSocket(
+        socket,
+        'route_not_found',
+        `No WebSocket at ${req.method} ${url.pathname.slice(0, 200)}: the live channel is GET ${LIVE_PATH}`,
+      );
+    }
+    const handshakeProblem = badHandshake(req);
+    if (handshakeProblem) return refuseOnSocket(socket, 'malformed_request', handshakeProblem);
     const rules = { devOrigins: options.devOrigins, requireOrigin: options.token === null };
     const originRefused = originRefusal(req.headers, rules);
     if (originRefused) return refuseOnSocket(socket, 'forbidden_origin', originRefused);

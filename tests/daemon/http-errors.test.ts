@@ -370,6 +370,57 @@ describe('requests that Node or the URL parser cannot read', () => {
     await stillServes(d);
   });
 
+  it('serves a request that offers another protocol than WebSocket (Upgrade: h2c) as the plain request it is', async () => {
+    const d = await daemon();
+    const host = `Host: ${new URL(d.url).host}`;
+    const { status, text } = await exchange(
+      d,
+      `GET /api/mcp/servers/ HTTP/1.1\r\n${host}\r\nX-Inspector-Token: ${d.token}\r\nUpgrade: h2c`,
+      'Upgrade, HTTP2-Settings',
+    );
+    expect(status).toBe(200);
+    expect(bodyOf(text)).toEqual({ servers: [] });
+  });
+
+  it('refuses a WebSocket upgrade with a foreign Host before anything else, and a bad handshake with the error body', async () => {
+    const d = await daemon();
+    const host = `Host: ${new URL(d.url).host}`;
+    const upgrade = (first: string, headers: string[]) =>
+      exchange(d, [first, ...headers, 'Upgrade: websocket'].join('\r\n'), 'Upgrade');
+    const key = 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==';
+    const version = 'Sec-WebSocket-Version: 13';
+    const token = `X-Inspector-Token: ${d.token}`;
+
+    const foreign = await upgrade('GET /api/mcp/servers HTTP/1.1', ['Host: evil.example', key, version]);
+    expect([foreign.status, (bodyOf(foreign.text) as { code: string }).code]).toEqual([
+      403,
+      'forbidden_host',
+    ]);
+
+    const posted = await upgrade('POST /api/mcp/ws HTTP/1.1', [host, token, key, version]);
+    expect(posted.status).toBe(404);
+    expect(bodyOf(posted.text)).toEqual({
+      error: 'No WebSocket at POST /api/mcp/ws: the live channel is GET /api/mcp/ws',
+      code: 'route_not_found',
+    });
+
+    for (const [headers, error] of [
+      [[host, token, version], 'Sec-WebSocket-Key is missing or not 16 bytes in base64 (RFC 6455)'],
+      [
+        [host, token, 'Sec-WebSocket-Key: short', version],
+        'Sec-WebSocket-Key is missing or not 16 bytes in base64 (RFC 6455)',
+      ],
+      [[host, token, key], 'Sec-WebSocket-Version must be 13'],
+      [[host, token, key, 'Sec-WebSocket-Version: 99'], 'Sec-WebSocket-Version must be 13'],
+    ] as const) {
+      const refused = await upgrade('GET /api/mcp/ws HTTP/1.1', [...headers]);
+      expect(refused.status, error).toBe(400);
+      expect(refused.text).toContain('Content-Type: application/json');
+      expect(bodyOf(refused.text), error).toEqual({ error, code: 'malformed_request' });
+    }
+    await stillServes(d);
+  });
+
   it('answers a request Node cannot parse with 400 and the error body', async () => {
     const d = await daemon();
     const host = `Host: ${new URL(d.url).host}`;
