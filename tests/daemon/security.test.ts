@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { createDaemon, StartupError } from '../../daemon/app.ts';
 import { defaultOptions } from '../../daemon/options.ts';
 import { allowedHostSet, hostCheck } from '../../daemon/security/host-check-middleware.ts';
+import { AuthFailureLimiter } from '../../daemon/security/auth-failure-limiter.ts';
 import { rawRequest, startDaemon, type TestDaemon } from './helpers.ts';
 
 interface RawResponse {
@@ -387,6 +388,37 @@ describe('failed authentication', () => {
       headers: { Origin: EXTENSION, 'X-Inspector-Token': d.token },
     });
     expect(extension.status).toBe(200);
+  });
+
+  it('counts the Origins a program makes up, alike but for their end, as one client', async () => {
+    const d = await daemon({ authFailuresPerMinute: 2 });
+    // Long extension Origins that differ only after their first 300 characters.
+    const origin = (i: number) => `chrome-extension://${'a'.repeat(400)}${i}`;
+    for (let i = 0; i < 2; i++) {
+      const guess = await raw(d, '/api/mcp/servers/', {
+        headers: { Origin: origin(i), 'X-Inspector-Token': 'guess' },
+      });
+      expect(guess.status).toBe(401);
+    }
+    const third = await raw(d, '/api/mcp/servers/', {
+      headers: { Origin: origin(2), 'X-Inspector-Token': d.token },
+    });
+    expect(third.status).toBe(429);
+  });
+
+  it('forgets ended windows when a new one opens, and keeps at most maxClients', () => {
+    const limiter = new AuthFailureLimiter({ limit: 1, windowMs: 1000, maxClients: 3 });
+    for (const key of ['a', 'b', 'c']) limiter.fail(key, 0);
+    expect(limiter.blockedFor('a', 10)).toBe(1);
+    limiter.fail('d', 10);
+    // Past the cap the oldest window goes.
+    expect(limiter.blockedFor('a', 10)).toBeUndefined();
+    expect(limiter.blockedFor('b', 10)).toBe(1);
+    // A failure after the first three ended sweeps them: only d and e are tracked.
+    limiter.fail('e', 1005);
+    expect(limiter.tracking).toBe(true);
+    expect(limiter.trackedClients).toBe(2);
+    expect(limiter.blockedFor('d', 1005)).toBe(1);
   });
 
   it('never counts good requests', async () => {
