@@ -240,7 +240,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     events,
     widgets,
     async listen() {
-      server = createServer({ shouldUpgradeCallback: isWebSocketUpgrade }, listener);
+      server = createServer(
+        // A request without Host is refused by the Host check with the error body, not by Node bare.
+        { shouldUpgradeCallback: isWebSocketUpgrade, requireHostHeader: false },
+        listener,
+      );
       answerClientErrors(server);
       server.listen(options.port, options.host);
       await once(server, 'listening');

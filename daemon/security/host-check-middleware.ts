@@ -82,7 +82,8 @@ export function hostCheck(allowed: ReadonlySet<string>): (host: string | undefin
 /** The 403 text: what was refused and the flag that would allow it. */
 export function forbiddenHostMessage(host: string | undefined): string {
   const name = hostnameOf(host);
-  const shown = JSON.stringify((host ?? '').slice(0, 200));
+  if (host === undefined) return 'No Host header: every HTTP/1.1 request names the host it asks';
+  const shown = JSON.stringify(host.slice(0, 200));
   return name
     ? `Forbidden Host header ${shown}: the daemon answers loopback addresses and localhost only; to allow this name, start it with --allowed-host ${name}`
     : `Forbidden Host header ${shown}: not a valid host name or address`;

@@ -421,6 +421,29 @@ describe('requests that Node or the URL parser cannot read', () => {
     await stillServes(d);
   });
 
+  it('refuses a request without a Host header with 403 and the error body, the live channel too', async () => {
+    const d = await daemon();
+    for (const [head, connection] of [
+      [`GET /api/mcp/servers/ HTTP/1.1\r\nX-Inspector-Token: ${d.token}`, 'close'],
+      [
+        `POST /api/mcp/tools/execute HTTP/1.1\r\nX-Inspector-Token: ${d.token}\r\nContent-Type: application/json\r\nContent-Length: 0`,
+        'close',
+      ],
+      [
+        'GET /api/mcp/ws HTTP/1.1\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+        'Upgrade',
+      ],
+    ] as const) {
+      const { status, text } = await exchange(d, head, connection);
+      expect(status, head).toBe(403);
+      expect(bodyOf(text), head).toEqual({
+        error: 'No Host header: every HTTP/1.1 request names the host it asks',
+        code: 'forbidden_host',
+      });
+    }
+    await stillServes(d);
+  });
+
   it('answers a request Node cannot parse with 400 and the error body', async () => {
     const d = await daemon();
     const host = `Host: ${new URL(d.url).host}`;
