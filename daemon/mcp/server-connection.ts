@@ -572,12 +572,26 @@ export class ServerConnection {
         throw authFailure;
       }
       const failed = answered(error);
-      if (failed) throw failed;
+      if (failed) throw this.redacted(failed);
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
       const { reason, duringCall } = this.lost(redact(sdk().failureText(error), this.secrets));
       await this.dropAfterFailure(client, reason, duringCall);
       throw new UpstreamError(duringCall.message, duringCall.code);
     }
+  }
+
+  /**
+   * A server's error answer with the config's secrets replaced, message and data: a server that puts its
+   * own key into an error (or echoes the headers it got) must not hand it to the caller.
+   */
+  private redacted(error: McpError | UpstreamError): McpError | UpstreamError {
+    if (!this.secrets.length) return error;
+    const message = redact(error.message, this.secrets);
+    const data = redactJson(error.data, this.secrets);
+    if (message === error.message && data === error.data) return error;
+    return error instanceof McpError
+      ? new McpError(error.code, message, data)
+      : new UpstreamError(message, error.code, data);
   }
 
   /** Connects; `legacy` skips the era probe (the retry after a STDIO server that the probe ended). */

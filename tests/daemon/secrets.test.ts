@@ -47,6 +47,23 @@ describe('secrets of a server config', () => {
     expect((await registry(d)).mcpServers.remote.url).toBe(url);
   });
 
+  it("masks the config's secrets in a server's error answer, message and data", async () => {
+    const d = await daemon();
+    const secret = 'sk-error-secret-98765';
+    const put = await d.api('PUT', '/api/mcp/servers/careless', {
+      config: fixtureStdio('tools-server.ts', { FIXTURE_ERROR_SECRET: secret }),
+    });
+    expect(put.status).toBe(201);
+    const call = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'careless', toolName: 'ping' });
+    expect(call.status).toBe(502);
+    expect(JSON.stringify(call.body)).not.toContain(secret);
+    expect(call.body).toMatchObject({
+      code: 'mcp_error',
+      error: 'No pong today (key ********)',
+      mcpError: { code: -32603, data: { key: '********' } },
+    });
+  });
+
   it('keeps masked secrets sent back for the same origin, and drops them when the URL moves to another', async () => {
     const d = await daemon();
     const first = await recordingHost();
