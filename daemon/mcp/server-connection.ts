@@ -169,6 +169,10 @@ function answered(error: unknown): McpError | UpstreamError | undefined {
   return undefined;
 }
 
+/** The most items, and pages, one list of all pages gathers (`listAll`). */
+export const MAX_LIST_ITEMS = 100_000;
+export const MAX_LIST_PAGES = 1_000;
+
 /** The SDK client's negotiated wire codec (a protected member of its Protocol class). */
 interface WithWireCodec {
   _wireCodec?: () => { decodeResult(method: string, raw: unknown): { kind: string; error?: unknown } };
@@ -494,7 +498,12 @@ export class ServerConnection {
     };
   }
 
-  /** Every page of a list joined; the `resultProblem` of each page that breaks the schema, joined too. */
+  /**
+   * Every page of a list joined; the `resultProblem` of each page that breaks the schema, joined too. A
+   * server that gives a cursor it gave before, or more than MAX_LIST_ITEMS items or MAX_LIST_PAGES pages
+   * (one that hands out a new cursor forever held the daemon until it ran out of memory), is stopped
+   * there: what came so far is the list, and its `resultProblem` says why it ends.
+   */
   async listAll(method: string, key: string): Promise<{ items: Raw[]; rest: Raw }> {
     const items: Raw[] = [];
     const problems: string[] = [];
@@ -508,8 +517,21 @@ export class ServerConnection {
       const resultProblem = resultProblemOf(page)?.resultProblem;
       if (resultProblem) problems.push(seen.size ? `page ${seen.size + 1}: ${resultProblem}` : resultProblem);
       rest = others;
-      cursor = typeof nextCursor === 'string' && !seen.has(nextCursor) ? nextCursor : undefined;
-      if (cursor) seen.add(cursor);
+      const pages = seen.size + 1;
+      cursor = typeof nextCursor === 'string' ? nextCursor : undefined;
+      if (cursor === undefined) break;
+      const stop = seen.has(cursor)
+        ? `page ${pages} gave a nextCursor that page ${[...seen].indexOf(cursor) + 2} came with`
+        : items.length >= MAX_LIST_ITEMS
+          ? `the list passed ${MAX_LIST_ITEMS.toLocaleString('en')} items`
+          : pages >= MAX_LIST_PAGES
+            ? `the list passed ${MAX_LIST_PAGES.toLocaleString('en')} pages`
+            : undefined;
+      if (stop) {
+        problems.push(`${stop}: stopped after ${pages} pages, ${items.length} items`);
+        break;
+      }
+      seen.add(cursor);
     } while (cursor);
     return { items, rest: problems.length ? { ...rest, resultProblem: problems.join('; ') } : rest };
   }

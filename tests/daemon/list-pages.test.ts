@@ -124,3 +124,49 @@ describe('one page of a list, when asked for', () => {
     expect(viaGet.body.mcpError.code).toBe(-32602);
   });
 });
+
+describe('a list of all pages from a server that never ends it', () => {
+  const hostile = (id: string, ...args: string[]) => {
+    const many = fixtureStdio('many-tools-server.ts');
+    return d.api('PUT', `/api/mcp/servers/${id}`, {
+      config: { ...many, args: [...(many.args ?? []), ...args] },
+    });
+  };
+
+  it('stops at a nextCursor the server gave before, and says so', async () => {
+    expect((await hostile('looping', '6', 'loop', '2', 'loop')).status).toBe(201);
+    const listed = await d.api('POST', '/api/mcp/tools/list', { serverId: 'looping' });
+    expect(listed.status).toBe(200);
+    expect(names(listed.body.tools)).toEqual([
+      'loop-0001',
+      'loop-0002',
+      'loop-0003',
+      'loop-0004',
+      'loop-0005',
+      'loop-0006',
+    ]);
+    expect(listed.body.resultProblem).toBe(
+      'page 3 gave a nextCursor that page 2 came with: stopped after 3 pages, 6 items',
+    );
+  });
+
+  it('stops at 100,000 items of a server that gives a new cursor forever', async () => {
+    expect((await hostile('endless', '2000', 'endless', '2000', 'endless')).status).toBe(201);
+    const listed = await d.api('POST', '/api/mcp/tools/list', { serverId: 'endless' });
+    expect(listed.status).toBe(200);
+    expect(listed.body.tools).toHaveLength(100_000);
+    expect(listed.body.resultProblem).toBe(
+      'the list passed 100,000 items: stopped after 50 pages, 100000 items',
+    );
+  });
+
+  it('stops at 1,000 pages', async () => {
+    expect((await hostile('tiny-pages', '3', 'tiny', '1', 'endless')).status).toBe(201);
+    const listed = await d.api('POST', '/api/mcp/tools/list', { serverId: 'tiny-pages' });
+    expect(listed.status).toBe(200);
+    expect(listed.body.tools).toHaveLength(1_000);
+    expect(listed.body.resultProblem).toBe(
+      'the list passed 1,000 pages: stopped after 1000 pages, 1000 items',
+    );
+  });
+});
