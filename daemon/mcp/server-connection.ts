@@ -798,12 +798,12 @@ export class ServerConnection {
     let reason: string;
     let duringCall: CloseReason;
     if (stdio?.failure) {
-      const { message, received, limit } = stdio.failure;
+      const { message, code, data } = stdio.failure;
       reason = `${message}: the connection was reset and the server process stopped; it is started again on the next call.`;
       duringCall = {
         message: `${message}: the connection was reset and the server process stopped.`,
-        code: 'MESSAGE_TOO_LARGE',
-        data: { received, limit },
+        code,
+        data,
       };
     } else if (stdio?.exit) {
       const { describeExit, stderrSuffix } = sdk();

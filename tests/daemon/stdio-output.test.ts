@@ -100,6 +100,26 @@ describe('large messages from a STDIO server', () => {
     expect((await d.api('GET', '/api/mcp/servers/output')).body.status).toBe('connected');
   });
 
+  it('stops a server that no longer reads its input while messages for it pile up past maxMessageBytes, and stays up', async () => {
+    const d = await startDaemon({ maxMessageBytes: 256 * 1024 });
+    onTestFinished(() => d.close());
+    expect(
+      (await d.api('PUT', '/api/mcp/servers/deaf', { config: fixtureStdio('deaf-server.ts') })).status,
+    ).toBe(201);
+    // The tool never answers: the server stops reading and sends 50,000 roots/list requests, answered into its stdin.
+    const deafened = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'deaf', toolName: 'deafen' });
+    expect(deafened.status).toBe(502);
+    expect(deafened.body.error).toMatch(
+      /^The server stopped reading its input: [\d,]+ bytes of messages for it were waiting, past the daemon's limit of 256 KiB \(option maxMessageBytes\): the connection was reset and the server process stopped\.$/,
+    );
+    expect(deafened.body.mcpError).toMatchObject({ code: 'INPUT_NOT_READ', data: { limit: 256 * 1024 } });
+    expect(deafened.body.mcpError.data.queued).toBeGreaterThan(256 * 1024);
+    const record = (await d.api('GET', '/api/mcp/servers/deaf')).body;
+    expect(record.status).toBe('error');
+    expect(record.lastError).toContain('The server stopped reading its input');
+    expect((await d.api('GET', '/api/mcp/health')).status).toBe(200);
+  });
+
   it('carries on past a line on stdout that is not JSON-RPC, and reads a CRLF line that is', async () => {
     const d = await daemonWithOutputServer();
     const executed = await call(d, 'stdout-noise');

@@ -43,6 +43,7 @@ export function formatBytes(bytes: number): string {
 /** A stdout line from the server that grew past the message size limit before it ended. */
 export class MessageTooLargeError extends Error {
   override name = 'MessageTooLargeError';
+  readonly code = 'MESSAGE_TOO_LARGE';
   constructor(
     /** Bytes of the line read when it passed the limit: the message is at least this long. */
     readonly received: number,
@@ -52,6 +53,33 @@ export class MessageTooLargeError extends Error {
       `The server sent a message of more than ${formatBytes(limit)} (${received.toLocaleString('en-US')} bytes had arrived without its end), ` +
         `past the daemon's limit of ${formatBytes(limit)} (option maxMessageBytes)`,
     );
+  }
+
+  get data(): { received: number; limit: number } {
+    return { received: this.received, limit: this.limit };
+  }
+}
+
+/**
+ * The server stopped reading its stdin while messages for it kept coming (its own requests answered, say):
+ * what waited for it passed the message size limit. Held in memory without end, it took a daemon past 4 GB.
+ */
+export class InputNotReadError extends Error {
+  override name = 'InputNotReadError';
+  readonly code = 'INPUT_NOT_READ';
+  constructor(
+    /** Bytes written to the server's stdin that it had not read. */
+    readonly queued: number,
+    readonly limit: number,
+  ) {
+    super(
+      `The server stopped reading its input: ${queued.toLocaleString('en-US')} bytes of messages for it were waiting, ` +
+        `past the daemon's limit of ${formatBytes(limit)} (option maxMessageBytes)`,
+    );
+  }
+
+  get data(): { queued: number; limit: number } {
+    return { queued: this.queued, limit: this.limit };
   }
 }
 
@@ -185,8 +213,8 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   exit?: ExitInfo;
-  /** Why the daemon reset the connection itself (a message past the size limit), if it did. */
-  failure?: MessageTooLargeError;
+  /** Why the daemon reset the connection itself (a message past the size limit, input not read), if it did. */
+  failure?: MessageTooLargeError | InputNotReadError;
   readonly stderrTail: string[] = [];
   /** The last stdout lines that were not JSON-RPC messages, previewed. */
   readonly strayStdoutTail: string[] = [];
@@ -241,11 +269,22 @@ export class StdioTransport implements Transport {
     });
   }
 
+  /**
+   * Writes the message to the server's stdin. What the server has not read yet waits in memory, and no
+   * more than the message size limit of it: past that, the server is taken for one that stopped reading
+   * (it is stopped and the connection reset). A message is sent once it is queued, without waiting for
+   * the server to read it: one `drain` listener a message piled up by the million under a flood.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed || this.failure) return Promise.reject(new Error('Not connected'));
-    if (stdin.write(serializeMessage(message))) return Promise.resolve();
-    return new Promise((resolve) => stdin.once('drain', resolve));
+    const limit = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (stdin.writableLength > limit) {
+      this.fail(new InputNotReadError(stdin.writableLength, limit));
+      return Promise.reject(this.failure);
+    }
+    stdin.write(serializeMessage(message));
+    return Promise.resolve();
   }
 
   /** Ends stdin and waits; then SIGTERM, then SIGKILL to the process group; then waits for the group. */
@@ -288,11 +327,17 @@ export class StdioTransport implements Transport {
     } catch (error) {
       if (!(error instanceof MessageTooLargeError)) throw error;
       // The rest of that message is not read: the server is stopped and the connection reset.
-      this.failure = error;
-      this.child?.stdout?.destroy();
-      this.onerror?.(error);
-      void this.close();
+      this.fail(error);
     }
+  }
+
+  /** The daemon gives up on the server: it is stopped, and the connection reset with this reason. */
+  private fail(error: MessageTooLargeError | InputNotReadError): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.child?.stdout?.destroy();
+    this.onerror?.(error);
+    void this.close();
   }
 
   private takeLine(bytes: Buffer): void {
