@@ -188,6 +188,8 @@ export class ServerConnection {
   private probing = false;
   /** Removed or replaced in the registry: what becomes of it is no longer the server's status. */
   private retired = false;
+  /** Set as `retire` begins: no connection is made any more. */
+  private removed = false;
   /** Set before a client closes (or as it does): turns the SDK's bare "Connection closed" into why. */
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
   private readonly secrets: string[];
@@ -271,6 +273,11 @@ export class ServerConnection {
 
   ensureConnected(): Promise<Client> {
     if (this.client) return Promise.resolve(this.client);
+    // Removed or replaced: a call still holding this connection (a list between two pages) must not
+    // start the server again, where nothing would ever stop it.
+    if (this.removed) {
+      return Promise.reject(new UpstreamError('The server was removed during the call.', 'DISCONNECTED'));
+    }
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
@@ -282,6 +289,7 @@ export class ServerConnection {
    * ends), and nothing after: a call still holding it must not speak for the server that took its place.
    */
   async retire(): Promise<void> {
+    this.removed = true;
     await this.disconnect();
     this.retired = true;
   }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
 
 let d: TestDaemon;
@@ -158,6 +158,29 @@ describe('a list of all pages from a server that never ends it', () => {
     expect(listed.body.resultProblem).toBe(
       'the list passed 100,000 items: stopped after 50 pages, 100000 items',
     );
+  });
+
+  it('ends a list of all pages with 502 when the server is removed during it, and does not start it again', async () => {
+    expect((await hostile('removed', '3', 'gone', '1', 'endless')).status).toBe(201);
+    const initializes = () =>
+      d.daemon.bus
+        .since(0)
+        .filter(
+          (e) => e.serverId === 'removed' && e.direction === 'send' && e.message.method === 'initialize',
+        ).length;
+    const pages = () =>
+      d.daemon.bus
+        .since(0)
+        .filter(
+          (e) => e.serverId === 'removed' && e.direction === 'send' && e.message.method === 'tools/list',
+        ).length;
+    const listing = d.api('POST', '/api/mcp/tools/list', { serverId: 'removed' });
+    await vi.waitFor(() => expect(pages()).toBeGreaterThan(20), { timeout: 10_000, interval: 10 });
+    expect((await d.api('DELETE', '/api/mcp/servers/removed')).status).toBe(200);
+    const listed = await listing;
+    expect(listed.status).toBe(502);
+    expect(listed.body.mcpError).toMatchObject({ code: 'DISCONNECTED' });
+    expect(initializes()).toBe(1);
   });
 
   it('stops at 1,000 pages', async () => {
