@@ -104,7 +104,7 @@ describe('large messages from a STDIO server', () => {
     const d = await startDaemon({ maxMessageBytes: 256 * 1024 });
     onTestFinished(() => d.close());
     expect(
-      (await d.api('PUT', '/api/mcp/servers/deaf', { config: fixtureStdio('deaf-server.ts') })).status,
+      (await d.api('PUT', '/api/mcp/servers/deaf', { config: fixtureStdio('raw-server.ts') })).status,
     ).toBe(201);
     // The tool never answers: the server stops reading and sends 50,000 roots/list requests, answered into its stdin.
     const deafened = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'deaf', toolName: 'deafen' });
@@ -118,6 +118,33 @@ describe('large messages from a STDIO server', () => {
     expect(record.status).toBe('error');
     expect(record.lastError).toContain('The server stopped reading its input');
     expect((await d.api('GET', '/api/mcp/health')).status).toBe(200);
+  });
+
+  it('fails a call at once with 502 when the server answers it with no JSON-RPC response, saying what is wrong', async () => {
+    const d = await startDaemon();
+    onTestFinished(() => d.close());
+    expect(
+      (await d.api('PUT', '/api/mcp/servers/raw', { config: fixtureStdio('raw-server.ts') })).status,
+    ).toBe(201);
+    const problems: Record<string, string> = {
+      'code-not-integer': 'its error "code" is "abc", not an integer',
+      'code-fraction': 'its error "code" is 1.5, not an integer',
+      'message-not-string': 'its error "message" is a JSON object, not a string',
+      'error-null': 'its "error" is null, not an object',
+      'result-and-error': 'it has both "result" and "error"',
+      neither: 'it has neither "result" nor "error"',
+    };
+    for (const [toolName, problem] of Object.entries(problems)) {
+      const call = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'raw', toolName });
+      expect(call.status, toolName).toBe(502);
+      expect(call.body, toolName).toMatchObject({
+        code: 'mcp_error',
+        error: `The server's response is not a JSON-RPC response: ${problem}; the log shows what it sent`,
+        mcpError: { code: -32603, data: { reason: 'malformed-response', problem } },
+      });
+    }
+    // The lock is free and the server still connected: the next call is answered.
+    expect((await d.api('GET', '/api/mcp/servers/raw')).body.status).toBe('connected');
   });
 
   it('carries on past a line on stdout that is not JSON-RPC, and reads a CRLF line that is', async () => {

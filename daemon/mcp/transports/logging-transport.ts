@@ -55,6 +55,30 @@ function nonObjectResult(message: JSONRPCMessage): string | undefined {
   return type === 'object' ? undefined : type;
 }
 
+/**
+ * What makes a message with an id and no method no JSON-RPC response, or `undefined` when it is one. The
+ * SDK drops such a message as of an unknown type, and its request would wait for its time-out (the
+ * execution lock held for minutes): the request is answered with an error saying what is wrong instead.
+ */
+export function malformedResponse(message: JSONRPCMessage): string | undefined {
+  if ('method' in message || !('id' in message)) return undefined;
+  const hasResult = 'result' in message;
+  const hasError = 'error' in message;
+  if (hasResult && hasError) return 'it has both "result" and "error"';
+  if (!hasResult && !hasError) return 'it has neither "result" nor "error"';
+  if (hasResult) return undefined;
+  const error: unknown = (message as { error: unknown }).error;
+  if (typeof error !== 'object' || error === null || Array.isArray(error)) {
+    return `its "error" is ${error === null ? 'null' : `a JSON ${jsonType(error)}`}, not an object`;
+  }
+  const { code, message: text } = error as { code?: unknown; message?: unknown };
+  if (!Number.isInteger(code))
+    return `its error "code" is ${JSON.stringify(code) ?? 'missing'}, not an integer`;
+  if (typeof text !== 'string')
+    return `its error "message" is ${text === undefined ? 'missing' : `a JSON ${jsonType(text)}`}, not a string`;
+  return undefined;
+}
+
 /** The JSON type of a value, as an error names it. */
 function jsonType(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
@@ -194,6 +218,13 @@ export class LoggingTransport implements Transport {
       return;
     }
     this.log('receive', message, context);
+    const malformed = malformedResponse(message);
+    if (malformed) {
+      const { id } = message as { id?: RequestId };
+      const text = `The server's response is not a JSON-RPC response: ${malformed}; the log shows what it sent`;
+      this.answerInstead(id, round, text, { reason: 'malformed-response', problem: malformed });
+      return;
+    }
     const nonObject = nonObjectResult(message);
     if (nonObject) {
       const text = `The server's result is ${nonObject === 'null' ? 'null' : `a JSON ${nonObject}`}, not an object as every MCP result is; the log shows what it sent`;
