@@ -603,6 +603,9 @@ export class ServerConnection {
       }
       const failed = answered(error);
       if (failed) throw this.redacted(failed);
+      // The connection was reset for a reason of the daemon's (a message past the size limit): that reason.
+      const reset = this.closeReasons.get(client);
+      if (reset) throw new UpstreamError(reset.message, reset.code, reset.data);
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
       const { reason, duringCall } = this.lost(redact(sdk().failureText(error), this.secrets));
       await this.dropAfterFailure(client, reason, duringCall);
@@ -667,6 +670,7 @@ export class ServerConnection {
           onStderrLine: (line) => this.publishOutputLine('stderr', line),
           onStdoutLine: (line) => this.publishOutputLine('stdout', line),
           maxMessageBytes: this.deps.maxMessageBytes,
+          onMessageTooLarge: (error) => void this.messageTooLarge(client, error),
         },
         this.deps.oauth?.providerFor(this.id, this.config),
         this.deps.oauth?.fetchFor(this.id, this.config),
@@ -879,6 +883,15 @@ export class ServerConnection {
         code: 'CONNECTION_LOST',
       },
     };
+  }
+
+  /** An HTTP or SSE server's message passed the size limit: the connection is reset, as for a STDIO one. */
+  private messageTooLarge(client: Client, error: { message: string; data: unknown }): Promise<void> {
+    return this.dropAfterFailure(
+      client,
+      `${error.message}: the connection was reset; it is opened again on the next call.`,
+      { message: `${error.message}: the connection was reset.`, code: 'MESSAGE_TOO_LARGE', data: error.data },
+    );
   }
 
   /** Closes a client whose server is gone: its pending calls fail at once, saying why. */

@@ -7,7 +7,8 @@ import {
 } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
 import { markRecording, recordingFetch } from './sent-headers.ts';
-import { StdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
+import { sizeLimitedFetch } from './size-limited-fetch.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
 import { WebSocketTransport } from './websocket-transport.ts';
 
 /**
@@ -41,8 +42,12 @@ export function createTransport(
 ): Transport {
   if (config.transport === 'stdio') return new StdioTransport(config, stdio);
   const { url, headers } = remoteEndpoint(config);
-  // The log shows the MCP headers each message's POST carried (sent-headers.ts).
-  const fetch = recordingFetch(headers, baseFetch);
+  // The log shows the MCP headers each message's POST carried (sent-headers.ts); every message is held
+  // to the size limit (size-limited-fetch.ts).
+  const limit = stdio.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const fetch = sizeLimitedFetch(recordingFetch(headers, baseFetch), limit, (error) =>
+    stdio.onMessageTooLarge?.(error),
+  );
   switch (config.transport) {
     case 'sse':
       return markRecording(new SSEClientTransport(url, { requestInit: { headers }, authProvider, fetch }));

@@ -31,6 +31,8 @@ export interface StdioTransportOptions {
   onStdoutLine?: (line: string) => void;
   /** A message (one stdout line) longer than this resets the connection; default 64 MiB. */
   maxMessageBytes?: number;
+  /** An HTTP or SSE server's message passed `maxMessageBytes` (its body fails with this error too). */
+  onMessageTooLarge?: (error: MessageTooLargeError) => void;
 }
 
 /** A byte count as people read it: whole MiB or KiB when it is one, bytes otherwise. */
