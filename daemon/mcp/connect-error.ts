@@ -1,4 +1,4 @@
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
 import type { ExitInfo } from './transports/stdio-transport.ts';
@@ -139,6 +139,16 @@ export function explainConnectError(
       return new UpstreamError(
         `Permission denied running ${command}: is it executable?`,
         'COMMAND_NOT_EXECUTABLE',
+      );
+    }
+    if (error instanceof ProtocolError) {
+      // The server's own answer says why it would not start; that it exited after it says less.
+      const exited = stdio?.exit ? ` (the process then ${describeExit(stdio.exit)})` : '';
+      const stderr = stdio?.stderrTail.some((line) => line.trim()) ? stderrSuffix(stdio.stderrTail) : '';
+      return new UpstreamError(
+        `Could not start ${command}: it answered the MCP handshake with error ${error.code}: ${error.message}${exited}.${stderr}`,
+        'CONNECT_FAILED',
+        { code: error.code },
       );
     }
     if (stdio?.exit) {

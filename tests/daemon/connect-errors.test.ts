@@ -101,6 +101,26 @@ describe('failed connections say why', () => {
     expect(mcpError).toMatchObject({ code: 'PROCESS_EXITED', data: { exitCode: 7 } });
   });
 
+  it("gives the server's own error answer to initialize, also when the process exits after it", async () => {
+    const answerAndExit = [
+      "process.stdin.once('data', (data) => {",
+      "  const { id } = JSON.parse(String(data).split('\\n')[0]);",
+      "  const error = { code: -32000, message: 'License expired: renew at example.com' };",
+      "  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error }) + '\\n', () => process.exit(0));",
+      '});',
+    ].join('\n');
+    const { message, mcpError } = await failedConnect({
+      transport: 'stdio',
+      command: process.execPath,
+      args: ['-e', answerAndExit],
+      era: 'legacy',
+    });
+    expect(message).toMatch(
+      /^Could not start ".*": it answered the MCP handshake with error -32000: License expired: renew at example\.com \(the process then exited with code 0\)\.$/,
+    );
+    expect(mcpError).toMatchObject({ code: 'CONNECT_FAILED', data: { code: -32000 } });
+  });
+
   it('says the connection was refused when nothing listens on the port', async () => {
     const port = await freePort();
     const { message } = await failedConnect({ transport: 'http', url: `http://127.0.0.1:${port}/mcp` });
