@@ -40,11 +40,6 @@ export interface LiveChannelOptions {
 
 const require = createRequire(import.meta.url);
 
-/**
- * `GET /api/mcp/ws`: the live channel. Host, Origin and token are checked on the upgrade request itself,
- * before the WebSocket exists, because a browser lets any page open a WebSocket to localhost and only
- * those checks stop it (there is no CORS for WebSockets).
- */
 /** The WebSocket key: 16 bytes in base64 (RFC 6455 4.1). */
 const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
 
@@ -71,6 +66,11 @@ export function isWebSocketUpgrade(req: IncomingMessage): boolean {
   return req.headers.upgrade?.toLowerCase() === 'websocket';
 }
 
+/**
+ * `GET /api/mcp/ws`: the live channel. Host, Origin and token are checked on the upgrade request itself,
+ * before the WebSocket exists, because a browser lets any page open a WebSocket to localhost and only
+ * those checks stop it (there is no CORS for WebSockets).
+ */
 export function attachLiveChannel(server: Server, options: LiveChannelOptions): { close(): void } {
   const bootId = randomUUID();
   // Made (and ws loaded) for the first client the checks let in, not at start.

@@ -518,7 +518,7 @@ export class ServerConnection {
     let rest: Raw;
     let cursor: string | undefined;
     const seen = new Set<string>();
-    do {
+    for (;;) {
       const page = await this.request(method, cursor ? { cursor } : {});
       const { [key]: pageItems, nextCursor, ...others } = page;
       if (Array.isArray(pageItems)) items.push(...(pageItems as Raw[]));
@@ -540,7 +540,7 @@ export class ServerConnection {
         break;
       }
       seen.add(cursor);
-    } while (cursor);
+    }
     return { items, rest: problems.length ? { ...rest, resultProblem: problems.join('; ') } : rest };
   }
 

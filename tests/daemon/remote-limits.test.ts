@@ -9,6 +9,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { sizeLimitedFetch } from '../../daemon/mcp/transports/size-limited-fetch.ts';
 import { startDaemon } from './helpers.ts';
 
 const KiB = 1024;
@@ -111,5 +112,39 @@ describe('messages of an HTTP server past the size limit', () => {
       const again = await call('small');
       expect(again.status, tool).toBe(200);
     }
+  });
+});
+
+describe('an event stream held to the size limit, event by event', () => {
+  const event = (bytes: number) => `event: message\r\ndata: ${'x'.repeat(bytes)}\r\n\r\n`;
+
+  /** A plain HTTP server that sends `pieces` of an event stream, a pause between them. */
+  async function streaming(pieces: string[]): Promise<string> {
+    const server = createServer(async (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      for (const piece of pieces) {
+        res.write(piece);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      res.end();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  }
+
+  it('refuses one event past the limit that comes in one piece with its blank line, and passes smaller ones however split', async () => {
+    const refused: string[] = [];
+    const limited = sizeLimitedFetch(fetch, 100, (error) => refused.push(error.message));
+    const whole = await limited(await streaming([event(150)]), {});
+    await expect(whole.text()).rejects.toThrow(/past the daemon's limit of 100 bytes/);
+    expect(refused).toHaveLength(1);
+
+    const stream = event(60).repeat(3);
+    const pieces = stream.match(/[^]{1,7}/g) ?? [];
+    const split = await limited(await streaming(pieces), {});
+    expect(await split.text()).toBe(stream);
+    expect(refused).toHaveLength(1);
   });
 });
