@@ -10,6 +10,7 @@ import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../../../shared/json-depth.ts';
 import type { RpcMessageEntry } from '../../../shared/logs.ts';
 import { type LogicalCall, nextRound, withinCall } from '../../logs/logical-call.ts';
 import { passCreatedTask } from '../modern-tasks.ts';
+import { answerableId, malformedRequest } from './malformed-request.ts';
 import { isRecording, sendRecording } from './sent-headers.ts';
 
 /** What the log knows of a message besides the message: the headers it went with, its call's round. */
@@ -225,6 +226,7 @@ export class LoggingTransport implements Transport {
       this.answerInstead(id, round, text, { reason: 'malformed-response', problem: malformed });
       return;
     }
+    if (this.refuseMalformedRequest(message)) return;
     const nonObject = nonObjectResult(message);
     if (nonObject) {
       const text = `The server's result is ${nonObject === 'null' ? 'null' : `a JSON ${nonObject}`}, not an object as every MCP result is; the log shows what it sent`;
@@ -267,6 +269,32 @@ export class LoggingTransport implements Transport {
       this.log('send', answer);
       this.inner.send(answer).catch((error: unknown) => this.onerror?.(error as Error));
     }
+  }
+
+  /**
+   * Answers a request of the server's that the SDK would drop unanswered (malformed-request.ts) with an
+   * error saying what is wrong; `true` when it did, and the request goes no further.
+   */
+  private refuseMalformedRequest(message: JSONRPCMessage): boolean {
+    const id = answerableId(message);
+    const malformed = id === undefined ? undefined : malformedRequest(message);
+    if (id === undefined || !malformed) return false;
+    const { method } = message as { method: unknown };
+    // A method name of a megabyte is not repeated in the answer.
+    const named =
+      typeof method === 'string' && method.length <= 100 ? `The ${method} request` : 'The request';
+    const answer = {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: malformed.code,
+        message: `${named} is malformed: ${malformed.problem}`,
+        data: { reason: 'malformed-request', problem: malformed.problem },
+      },
+    } as JSONRPCMessage;
+    this.log('send', answer);
+    this.inner.send(answer).catch((error: unknown) => this.onerror?.(error as Error));
+    return true;
   }
 
   /** Whether the connection speaks the modern era: protocol versions compare as dates. */
