@@ -85,7 +85,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const development = options.mode === 'development';
   // The web page's dev server may call the API in development (origin-middleware.ts).
   const devServerOrigins = devOrigins(development, options.devServerUrl);
-  const bus = new LogBus(options.logBufferSize);
+  const bus = new LogBus(options.logBufferSize, options.logBufferBytes);
   const events = new LiveEvents();
   const publish = events.publish.bind(events);
   const executions = new ExecutionManager(options, publish);

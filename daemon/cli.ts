@@ -10,7 +10,7 @@ import { tierUpEarly } from './tiering.ts';
 import { VERSION } from './version.ts';
 
 const USAGE = `Usage: inspector-daemon [--port N] [--host H] [--config FILE] [--data-dir DIR] [--token T] [--no-auth]
-                        [--allowed-host NAME]... [--max-message-mb N]
+                        [--allowed-host NAME]... [--max-message-mb N] [--log-buffer-mb N]
 
   --port N             port to listen on (PORT; default 6274; 0 picks a free port)
   --host H             address to bind (HOST; default 127.0.0.1). Beyond loopback the token is mandatory,
@@ -20,7 +20,9 @@ const USAGE = `Usage: inspector-daemon [--port N] [--host H] [--config FILE] [--
   --token T            use this token instead of the stored one (INSPECTOR_TOKEN)
   --no-auth            no token (loopback only; prints a warning)
   --allowed-host NAME  accept this Host header name as well as loopback names (repeatable)
-  --max-message-mb N   the largest message a STDIO server may send, in MiB (default 64)
+  --max-message-mb N   the largest message a server may send, in MiB (default 64)
+  --log-buffer-mb N    about how much of the live log is kept for replay, in MiB (default 128); a message
+                       larger than a quarter of it is kept as a placeholder
 
 A shared daemon (README "Shared daemons and user sign-in"): CLOUD_BACKEND_HTTP_URL accepts user bearer
 tokens checked by that backend; INSPECTOR_OIDC_ISSUER and INSPECTOR_OIDC_CLIENT_ID let the web page sign in.
@@ -44,10 +46,14 @@ const VALUE_OF: Record<string, string> = {
   token: 'a value',
   'allowed-host': 'a host name',
   'max-message-mb': 'a number',
+  'log-buffer-mb': 'a number',
 };
 
 /** Beyond this a message no longer fits in one JavaScript string. */
 const MAX_MESSAGE_MB = 512;
+/** The log buffer's bounds: room for a few messages at least, and no more than a heap holds. */
+const MIN_LOG_BUFFER_MB = 4;
+const MAX_LOG_BUFFER_MB = 16_384;
 
 class UsageError extends Error {}
 
@@ -85,16 +91,13 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       `${values.token !== undefined ? '--token' : 'INSPECTOR_TOKEN'} must be at least 16 characters`,
     );
   }
-  let maxMessageBytes: number | undefined;
-  if (values['max-message-mb'] !== undefined) {
-    const text = values['max-message-mb'];
-    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > MAX_MESSAGE_MB) {
-      throw new UsageError(
-        `--max-message-mb must be a whole number from 1 to ${MAX_MESSAGE_MB}, not "${text}"`,
-      );
-    }
-    maxMessageBytes = Number(text) * 1024 * 1024;
-  }
+  const maxMessageBytes = mebibytes(values['max-message-mb'], '--max-message-mb', 1, MAX_MESSAGE_MB);
+  const logBufferBytes = mebibytes(
+    values['log-buffer-mb'],
+    '--log-buffer-mb',
+    MIN_LOG_BUFFER_MB,
+    MAX_LOG_BUFFER_MB,
+  );
   const configFile = values.config ?? (env.INSPECTOR_CONFIG || undefined);
   const userAuth = userAuthFromEnv(env);
   const debugOn = Boolean(env.DEBUG_MCP_SELECTION && env.DEBUG_MCP_SELECTION !== '0');
@@ -110,6 +113,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       allowedHosts: values['allowed-host'] ?? [],
       configFile,
       ...(maxMessageBytes !== undefined && { maxMessageBytes }),
+      ...(logBufferBytes !== undefined && { logBufferBytes }),
       ...(userAuth && { userAuth }),
       debug: debugOn ? (line) => console.error(`[debug] ${line}`) : undefined,
     },
@@ -117,6 +121,15 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
   );
   if (!configFile) return { options, hostOrigin };
   return { options, hostOrigin, configOrigin: values.config !== undefined ? '--config' : 'INSPECTOR_CONFIG' };
+}
+
+/** An option given in MiB, as bytes; `undefined` when not given. */
+function mebibytes(text: string | undefined, name: string, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
+  }
+  return Number(text) * 1024 * 1024;
 }
 
 /**
@@ -165,6 +178,7 @@ function parse(argv: string[]) {
       'no-auth': { type: 'boolean' },
       'allowed-host': { type: 'string', multiple: true },
       'max-message-mb': { type: 'string' },
+      'log-buffer-mb': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DaemonMode } from '../shared/health.ts';
 import type { SignInConfig } from '../shared/user.ts';
 import { WIDGET_TTL_MS } from '../shared/widgets.ts';
+import { DEFAULT_LOG_BUFFER_BYTES } from './logs/log-bus.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp/transports/message-limit.ts';
 import { PACKAGE_ROOT } from './package-root.ts';
 
@@ -22,6 +23,11 @@ export interface DaemonOptions {
   toolTimeoutMs: number;
   elicitationTimeoutMs: number;
   logBufferSize: number;
+  /**
+   * About how many bytes of messages the log buffer holds (128 MiB): past it the oldest entries go, and
+   * one message larger than a quarter of it is kept as a placeholder (live subscribers had it whole).
+   */
+  logBufferBytes: number;
   sseKeepaliveMs: number;
   /**
    * How far a log-stream or live-channel client may fall behind (bytes written but not yet taken) before
@@ -101,6 +107,7 @@ export function defaultOptions(
     toolTimeoutMs: 5 * 60_000,
     elicitationTimeoutMs: 10 * 60_000,
     logBufferSize: 10_000,
+    logBufferBytes: DEFAULT_LOG_BUFFER_BYTES,
     sseKeepaliveMs: 15_000,
     sseMaxBufferedBytes: 4 * 1024 * 1024,
     bodyLimitBytes: 4 * 1024 * 1024,

@@ -21,8 +21,88 @@ export function logTimestamp(): string {
   return lastIso;
 }
 
+/** What the log buffer may hold of messages, about, by default (option `logBufferBytes`). */
+export const DEFAULT_LOG_BUFFER_BYTES = 128 * 1024 * 1024;
+
+/** What an entry costs beside its message: the entry object, its fields, the ring's slots. */
+const ENTRY_OVERHEAD = 160;
+/** What a JSON object or array costs beside its contents, and each of its members. */
+const NODE_OVERHEAD = 32;
+const MEMBER_OVERHEAD = 8;
+
+/**
+ * About how many bytes a parsed JSON value holds in memory: the characters of its strings and keys, and
+ * a fixed cost per member and per object or array. Iterative: a message is at most MAX_MESSAGE_DEPTH deep.
+ */
+export function jsonWeight(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  if (value === null || typeof value !== 'object') return MEMBER_OVERHEAD;
+  let weight = 0;
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop() as object;
+    weight += NODE_OVERHEAD;
+    if (Array.isArray(current)) {
+      for (const child of current as unknown[]) {
+        weight += MEMBER_OVERHEAD;
+        if (typeof child === 'string') weight += child.length;
+        else if (child !== null && typeof child === 'object') stack.push(child);
+      }
+    } else {
+      for (const key in current) {
+        const child = (current as Record<string, unknown>)[key];
+        weight += MEMBER_OVERHEAD + key.length;
+        if (typeof child === 'string') weight += child.length;
+        else if (child !== null && typeof child === 'object') stack.push(child);
+      }
+    }
+  }
+  return weight;
+}
+
+function entryWeight(entry: RpcLogEntry): number {
+  return (
+    ENTRY_OVERHEAD +
+    jsonWeight(entry.message) +
+    (entry.type === 'rpc' && 'headers' in entry ? jsonWeight(entry.headers) : 0)
+  );
+}
+
+const MIB = 1024 * 1024;
+
+function formatSize(bytes: number): string {
+  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/**
+ * What the buffer keeps of an entry past `limit`: a message's envelope (id, method) and why the rest is
+ * gone, or the start of a line. Subscribers listening when it was published had it whole.
+ */
+function keptOf(entry: RpcLogEntry, weight: number, limit: number): RpcLogEntry {
+  const reason =
+    `This message is about ${formatSize(weight)}, more than the log keeps of one message ` +
+    `(${formatSize(limit)}, a quarter of option logBufferBytes): it was shown live only.`;
+  if (typeof entry.message === 'string') {
+    const cut = entry.message.length - limit;
+    return {
+      ...entry,
+      message: `${entry.message.slice(0, limit)} … (${cut.toLocaleString('en-US')} more characters not kept)`,
+    } as RpcLogEntry;
+  }
+  const message = entry.message;
+  const envelope: Record<string, unknown> = { jsonrpc: message.jsonrpc ?? '2.0' };
+  if ('id' in message) envelope.id = message.id;
+  if (typeof message.method === 'string') envelope.method = message.method.slice(0, 200);
+  envelope._inspector = { truncated: true, reason };
+  return { ...entry, message: envelope } as RpcLogEntry;
+}
+
 /**
  * In-process bus of JSON-RPC log entries with a bounded ring buffer for replay and resume.
+ *
+ * The buffer holds at most `capacity` entries and about `byteBudget` bytes of them: past either, the
+ * oldest go. One entry larger than a quarter of the budget is kept as a placeholder saying so (its
+ * subscribers had it whole), so a server's large messages can never grow the daemon without bound.
  *
  * Every message of every call is published, but most are never read: redacting one (a walk of the whole
  * message) is put off until someone does read it, as a subscriber when it is published or later through
@@ -32,25 +112,69 @@ export class LogBus {
   private readonly ring: (RpcLogEntry | undefined)[];
   /** The redactor still owed by the entry in the same slot of `ring`, if any. */
   private readonly owed: (Redactor | undefined)[];
+  /** The weight (about its bytes) of the entry in the same slot of `ring`. */
+  private readonly weights: Float64Array;
+  /** The weights of the entries held, summed. */
+  private held = 0;
+  /** No entry older than this one is held. */
+  private oldest = 1;
   private nextSeq = 1;
   private readonly listeners = new Set<Listener>();
+  /** The largest entry kept whole. */
+  readonly entryLimit: number;
 
-  constructor(readonly capacity = 10_000) {
+  constructor(
+    readonly capacity = 10_000,
+    readonly byteBudget = DEFAULT_LOG_BUFFER_BYTES,
+  ) {
     this.ring = new Array(capacity);
     this.owed = new Array(capacity);
+    this.weights = new Float64Array(capacity);
+    this.entryLimit = Math.floor(byteBudget / 4);
   }
 
   publish(entry: Unsequenced, redact?: Redactor): RpcLogEntry {
     let sequenced = { ...entry, seq: this.nextSeq++ } as RpcLogEntry;
-    const slot = sequenced.seq % this.capacity;
     if (redact && this.listeners.size > 0) {
       sequenced = redact(sequenced);
       redact = undefined;
     }
-    this.ring[slot] = sequenced;
-    this.owed[slot] = redact;
+    this.keep(sequenced, redact);
     for (const listener of this.listeners) listener(sequenced);
     return sequenced;
+  }
+
+  /** Puts an entry in the ring, dropping the oldest entries past the capacity or the byte budget. */
+  private keep(entry: RpcLogEntry, redact: Redactor | undefined): void {
+    let weight = entryWeight(entry);
+    if (weight > this.entryLimit) {
+      // Redacted before it is cut: a secret cut in two would no longer be found.
+      if (redact) entry = redact(entry);
+      redact = undefined;
+      entry = keptOf(entry, weight, this.entryLimit);
+      weight = entryWeight(entry);
+    }
+    const slot = entry.seq % this.capacity;
+    if (this.ring[slot] !== undefined) this.held -= this.weights[slot] ?? 0;
+    this.ring[slot] = entry;
+    this.owed[slot] = redact;
+    this.weights[slot] = weight;
+    this.held += weight;
+    this.oldest = Math.max(this.oldest, entry.seq - this.capacity + 1);
+    while (this.held > this.byteBudget && this.oldest < entry.seq) this.drop(this.oldest++);
+  }
+
+  private drop(seq: number): void {
+    const slot = seq % this.capacity;
+    if (this.ring[slot]?.seq !== seq) return;
+    this.held -= this.weights[slot] ?? 0;
+    this.ring[slot] = undefined;
+    this.owed[slot] = undefined;
+  }
+
+  /** About how many bytes the entries held weigh (what `byteBudget` bounds). */
+  get heldBytes(): number {
+    return this.held;
   }
 
   subscribe(listener: Listener): () => void {
@@ -69,7 +193,7 @@ export class LogBus {
 
   /** Entries with a sequence number above `seq` that are still in the buffer, oldest first. */
   since(seq: number): RpcLogEntry[] {
-    const first = Math.max(seq + 1, this.nextSeq - this.capacity, 1);
+    const first = Math.max(seq + 1, this.oldest);
     const entries: RpcLogEntry[] = [];
     for (let s = first; s < this.nextSeq; s++) {
       const slot = s % this.capacity;

@@ -398,11 +398,14 @@ describe('parseCommandLine', () => {
     [['--token', '-h'], '--token needs a value'],
     [['--allowed-host'], '--allowed-host needs a host name'],
     [['--max-message-mb'], '--max-message-mb needs a number'],
+    [['--log-buffer-mb'], '--log-buffer-mb needs a number'],
     [['--frobnicate'], 'unknown option --frobnicate'],
     [['--no-auth=yes'], '--no-auth takes no value'],
     [['6274'], 'unexpected argument "6274"'],
     [['--port', '70000'], '--port must be a whole number from 0 to 65535, not "70000"'],
     [['--max-message-mb', '0'], '--max-message-mb must be a whole number from 1 to 512'],
+    [['--log-buffer-mb', '2'], '--log-buffer-mb must be a whole number from 4 to 16384, not "2"'],
+    [['--log-buffer-mb', '1.5'], '--log-buffer-mb must be a whole number from 4 to 16384, not "1.5"'],
     [['--token', 'short'], '--token must be at least 16 characters'],
   ])('%j: %s', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(message);
@@ -424,6 +427,11 @@ describe('parseCommandLine', () => {
   it('sets maxMessageBytes from --max-message-mb, 64 MiB without it', () => {
     expect(parsed(['--max-message-mb', '128']).options.maxMessageBytes).toBe(128 * 1024 * 1024);
     expect(parsed([]).options.maxMessageBytes).toBe(64 * 1024 * 1024);
+  });
+
+  it('sets logBufferBytes from --log-buffer-mb, 128 MiB without it', () => {
+    expect(parsed(['--log-buffer-mb', '512']).options.logBufferBytes).toBe(512 * 1024 * 1024);
+    expect(parsed([]).options.logBufferBytes).toBe(128 * 1024 * 1024);
   });
 
   it('says where the config file was named', () => {

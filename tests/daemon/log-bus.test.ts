@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LogBus, logTimestamp } from '../../daemon/logs/log-bus.ts';
+import { jsonWeight, LogBus, logTimestamp } from '../../daemon/logs/log-bus.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 
 function publishLines(bus: LogBus, count: number, serverId = 's'): RpcLogEntry[] {
@@ -132,5 +132,84 @@ describe('log timestamps', () => {
     expect(stamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(stamp)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(stamp)).toBeLessThanOrEqual(after);
+  });
+});
+
+describe('log bus byte budget', () => {
+  const response = (id: number, text: string): Omit<RpcLogEntry, 'seq'> => ({
+    type: 'rpc',
+    serverId: 's',
+    direction: 'receive',
+    timestamp: new Date(0).toISOString(),
+    message: { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } },
+  });
+  const textOf = (entry: RpcLogEntry | undefined): unknown =>
+    (entry?.message as { result?: { content?: [{ text?: string }] } }).result?.content?.[0]?.text;
+
+  it('weighs a message by its strings, keys and members', () => {
+    expect(jsonWeight('x'.repeat(1000))).toBe(1000);
+    expect(jsonWeight({ ['k'.repeat(5000)]: 1 })).toBeGreaterThan(5000);
+    expect(jsonWeight([['y'.repeat(3000)], { a: 'z'.repeat(2000) }])).toBeGreaterThan(5000);
+    expect(jsonWeight({ a: 1 })).toBeLessThan(100);
+  });
+
+  it('drops the oldest entries once the entries held pass the budget', () => {
+    const bus = new LogBus(100, 40_000);
+    for (let i = 1; i <= 10; i++) bus.publish(response(i, 'x'.repeat(8000)));
+    // Each weighs a little over 8,000: four fit in 40,000, five do not.
+    expect(seqs(bus.since(0))).toEqual([7, 8, 9, 10]);
+    expect(bus.heldBytes).toBeLessThanOrEqual(40_000);
+    expect(bus.heldBytes).toBeGreaterThan(32_000);
+    // A resume from a dropped entry gets what is left.
+    expect(seqs(bus.since(2))).toEqual([7, 8, 9, 10]);
+    // Small entries after them push the large ones out one by one, not all at once.
+    publishLines(bus, 3);
+    expect(seqs(bus.since(0))).toEqual([7, 8, 9, 10, 11, 12, 13]);
+  });
+
+  it('keeps an entry larger than a quarter of the budget as a placeholder; its subscribers had it whole', () => {
+    const bus = new LogBus(100, 40_000);
+    const heard: RpcLogEntry[] = [];
+    bus.subscribe((e) => heard.push(e));
+    bus.publish(response(1, 'small'));
+    bus.publish(response(7, 'x'.repeat(20_000)));
+    bus.publish(response(3, 'after'));
+    expect(textOf(heard[1])).toHaveLength(20_000);
+    const kept = bus.since(0);
+    expect(seqs(kept)).toEqual([1, 2, 3]);
+    expect(textOf(kept[0])).toBe('small');
+    expect(kept[1]?.message).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      _inspector: { truncated: true, reason: expect.stringMatching(/about 20 KiB, more than the log keeps/) },
+    });
+    expect(textOf(kept[2])).toBe('after');
+    expect(bus.heldBytes).toBeLessThan(10_000);
+  });
+
+  it('redacts a long line before cutting it, so a secret across the cut is still masked', () => {
+    const bus = new LogBus(10, 40_000);
+    const secret = 'S3CRET-VALUE';
+    const line = `${'a'.repeat(10_000 - 5)}${secret}${'b'.repeat(20_000)}`;
+    bus.publish(
+      {
+        type: 'rpc',
+        serverId: 's',
+        direction: 'stderr',
+        timestamp: new Date(0).toISOString(),
+        message: line,
+      },
+      (entry) => ({ ...entry, message: String(entry.message).replaceAll(secret, '********') }) as RpcLogEntry,
+    );
+    const [kept] = bus.since(0);
+    expect(String(kept?.message)).toMatch(/^a+\*{5} … \([\d,]+ more characters not kept\)$/);
+    expect(String(kept?.message)).not.toContain('S3C');
+  });
+
+  it('never holds more than the budget however large the messages', () => {
+    const bus = new LogBus(10_000, 1_000_000);
+    for (let i = 0; i < 200; i++) bus.publish(response(i, 'q'.repeat(100_000 + i * 1000)));
+    expect(bus.heldBytes).toBeLessThanOrEqual(1_000_000);
+    expect(bus.since(0).length).toBeGreaterThan(0);
   });
 });

@@ -266,6 +266,56 @@ describe('rpc-logs stream', () => {
     expect(replayed).toEqual([before - 4, before - 3, before - 2, before - 1, before]);
   });
 
+  it('keeps about logBufferBytes of messages for replay, and a larger one as a placeholder', async () => {
+    const MiB = 1024 * 1024;
+    const d = await daemonWith({ output: fixtureStdio('output-server.ts') }, { logBufferBytes: 4 * MiB });
+    const live = await openLog(d, '?serverIds=output');
+    onTestFinished(() => live.close());
+    const sized = async (bytes: number): Promise<void> => {
+      const executed = await d.api('POST', '/api/mcp/tools/execute', {
+        serverId: 'output',
+        toolName: 'sized-result',
+        parameters: { bytes },
+      });
+      expect(executed.status).toBe(200);
+    };
+    const resultText = (entry: RpcLogEntry | undefined): string | undefined =>
+      (entry?.message as { result?: { content?: [{ text?: string }] } } | undefined)?.result?.content?.[0]
+        ?.text;
+    const received = (stream: LogStream): RpcMessageEntry[] =>
+      messages(stream).filter((e) => e.direction === 'receive' && 'result' in e.message);
+
+    // Over a quarter of the budget: the subscriber listening has it whole, a replay gets a placeholder.
+    await sized(2 * MiB);
+    const whole = await live.until(() => received(live).find((e) => resultText(e)?.length === 2 * MiB));
+    const replay = await openLog(d, '?serverIds=output&replay=1000');
+    onTestFinished(() => replay.close());
+    const placeholder = await replay.until(() => messages(replay).find((e) => e.seq === whole.seq));
+    expect(placeholder.message).toEqual({
+      jsonrpc: '2.0',
+      id: whole.message.id,
+      _inspector: {
+        truncated: true,
+        reason: expect.stringMatching(/about 2\.0 MiB, more than the log keeps/),
+      },
+    });
+    replay.close();
+
+    // Eight results of 700,000 characters: the oldest go, the newest are replayed whole.
+    for (let i = 0; i < 8; i++) await sized(700_000);
+    await live.until(() => received(live).length >= 9);
+    const later = await openLog(d, '?serverIds=output&replay=1000');
+    onTestFinished(() => later.close());
+    const newest = received(live).at(-1) as RpcMessageEntry;
+    const kept = await later.until(
+      () => received(later).find((e) => e.seq === newest.seq) && received(later),
+    );
+    expect(kept.every((e) => resultText(e)?.length === 700_000)).toBe(true);
+    expect(kept.length).toBeGreaterThanOrEqual(4);
+    expect(kept.length).toBeLessThanOrEqual(5);
+    expect(kept.some((e) => e.seq === whole.seq)).toBe(false);
+  });
+
   it('accepts the token as ?token= and refuses a request without one', async () => {
     const d = await daemonWith({});
     const log = await openLog(d, `?token=${d.token}`, {});
