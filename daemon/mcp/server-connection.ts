@@ -19,7 +19,8 @@ import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
 import { ResourceSubscriptions } from './listen.ts';
 import { redact, redactJson, secretsOf } from './redact.ts';
-import { noteResultProblem, passBrokenResult, resultProblemOf } from './result-problem.ts';
+import { noteResultProblem, passBrokenResult } from './result-problem.ts';
+import { checkedPage } from './checked-page.ts';
 import { HandshakeCapture } from './handshake.ts';
 import { allowTaskMethods, type InputRequest, ModernTasks, TASKS_EXTENSION_ID } from './modern-tasks.ts';
 import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
@@ -495,19 +496,24 @@ export class ServerConnection {
 
   /**
    * One page of a list as the server sent it, `nextCursor` included; the first without a cursor. A page
-   * that breaks the 2026-07-28 schema has its `resultProblem` among the rest.
+   * that breaks the 2026-07-28 schema, or a list's own rules (checked-page.ts), has its `resultProblem`
+   * among the rest.
    */
   async listPage(method: string, key: string, cursor?: string): Promise<{ items: Raw[]; rest: Raw }> {
     const page = await this.request(method, cursor === undefined ? {} : { cursor });
-    const { [key]: items, ...rest } = page;
+    const { items, nextCursor, rest, problem } = checkedPage(page, key);
     return {
-      items: Array.isArray(items) ? (items as Raw[]) : [],
-      rest: Object.assign(rest, resultProblemOf(page)),
+      items,
+      rest: {
+        ...rest,
+        ...(nextCursor !== undefined && { nextCursor }),
+        ...(problem && { resultProblem: problem }),
+      },
     };
   }
 
   /**
-   * Every page of a list joined; the `resultProblem` of each page that breaks the schema, joined too. A
+   * Every page of a list joined; the `resultProblem` of each page that breaks the rules, joined too. A
    * server that gives a cursor it gave before, or more than MAX_LIST_ITEMS items or MAX_LIST_PAGES pages
    * (one that hands out a new cursor forever held the daemon until it ran out of memory), is stopped
    * there: what came so far is the list, and its `resultProblem` says why it ends.
@@ -520,13 +526,13 @@ export class ServerConnection {
     const seen = new Set<string>();
     for (;;) {
       const page = await this.request(method, cursor ? { cursor } : {});
-      const { [key]: pageItems, nextCursor, ...others } = page;
-      if (Array.isArray(pageItems)) items.push(...(pageItems as Raw[]));
-      const resultProblem = resultProblemOf(page)?.resultProblem;
-      if (resultProblem) problems.push(seen.size ? `page ${seen.size + 1}: ${resultProblem}` : resultProblem);
-      rest = others;
+      const checked = checkedPage(page, key);
+      items.push(...checked.items);
+      const { problem } = checked;
+      if (problem) problems.push(seen.size ? `page ${seen.size + 1}: ${problem}` : problem);
+      rest = checked.rest;
       const pages = seen.size + 1;
-      cursor = typeof nextCursor === 'string' ? nextCursor : undefined;
+      cursor = checked.nextCursor;
       if (cursor === undefined) break;
       const stop = seen.has(cursor)
         ? `page ${pages} gave a nextCursor that page ${[...seen].indexOf(cursor) + 2} came with`
