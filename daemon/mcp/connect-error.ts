@@ -1,6 +1,8 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
+import { secretsOf } from './redact.ts';
+import { remoteAnswerOf } from './transports/remote-answer.ts';
 import type { ExitInfo } from './transports/stdio-transport.ts';
 
 export interface StdioOutcome {
@@ -177,13 +179,23 @@ export function explainConnectError(
   if (/ENOTFOUND|EAI_AGAIN/.test(text)) {
     return new UpstreamError(`Host not found: ${where}`, 'HOST_NOT_FOUND');
   }
+  // What the server answered instead of JSON-RPC, in its own words (remote-answer.ts).
+  const answer = remoteAnswerOf(error, secretsOf(config));
+  if (answer && answer.code !== 'HTTP_STATUS') {
+    return new UpstreamError(`${answer.message} (the handshake at ${where}).`, answer.code, answer.data);
+  }
   const status = httpStatusOf(error, text);
   if (status !== undefined) {
     const hint =
       STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed' : 'check the URL and transport');
-    return new UpstreamError(`The server answered HTTP ${status} at ${where}: ${hint}.`, 'HTTP_STATUS', {
-      status,
-    });
+    const said = answer?.body ? ` It said: ${answer.body}` : '';
+    return new UpstreamError(
+      `The server answered HTTP ${status} at ${where}: ${hint}.${said}`,
+      'HTTP_STATUS',
+      {
+        status,
+      },
+    );
   }
   return eraFailure() ?? new UpstreamError(`Could not connect to ${where}: ${text.trim()}`, 'CONNECT_FAILED');
 }

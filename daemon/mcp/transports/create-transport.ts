@@ -6,6 +6,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
+import { answerReadingFetch } from './remote-answer.ts';
 import { markRecording, recordingFetch } from './sent-headers.ts';
 import { sizeLimitedFetch } from './size-limited-fetch.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport, type StdioTransportOptions } from './stdio-transport.ts';
@@ -43,10 +44,11 @@ export function createTransport(
   if (config.transport === 'stdio') return new StdioTransport(config, stdio);
   const { url, headers } = remoteEndpoint(config);
   // The log shows the MCP headers each message's POST carried (sent-headers.ts); every message is held
-  // to the size limit (size-limited-fetch.ts).
+  // to the size limit (size-limited-fetch.ts); a JSON answer that does not parse says so (remote-answer.ts).
   const limit = stdio.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const fetch = sizeLimitedFetch(recordingFetch(headers, baseFetch), limit, (error) =>
-    stdio.onMessageTooLarge?.(error),
+  const fetch = answerReadingFetch(
+    sizeLimitedFetch(recordingFetch(headers, baseFetch), limit, (error) => stdio.onMessageTooLarge?.(error)),
+    url,
   );
   switch (config.transport) {
     case 'sse':

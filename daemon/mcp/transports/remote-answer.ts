@@ -1,0 +1,152 @@
+import { STATUS_CODES } from 'node:http';
+import { type FetchLike, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { redact } from '../redact.ts';
+
+/** How much of a server's body an error quotes: enough to recognise a stack trace or a proxy's page. */
+const MAX_EXCERPT = 300;
+
+/**
+ * What an HTTP or SSE server answered to a message instead of JSON-RPC: an HTTP error status, or a body
+ * that is not JSON, or JSON of another kind. The server is there and answered, so the connection is not
+ * lost: the call fails with these words, and the next call goes to the same connection.
+ */
+export interface RemoteAnswer {
+  message: string;
+  code: 'HTTP_STATUS' | 'NOT_JSON' | 'NOT_JSON_RPC';
+  data: Record<string, unknown>;
+  /** The start of the body the server sent, secrets masked, when it sent one. */
+  body?: string;
+  /**
+   * The server no longer knows the connection's session (HTTP 404, which the MCP Streamable HTTP
+   * transport defines as an ended session): every later message would get the same, so it is opened again.
+   */
+  sessionGone?: boolean;
+}
+
+/**
+ * A JSON answer to a POST whose body does not parse (`problem` says why), or parses to no JSON-RPC
+ * message. Its message leaves the body out: an error quotes it only once the secrets are masked.
+ */
+export class UnreadableAnswerError extends Error {
+  override name = 'UnreadableAnswerError';
+  constructor(
+    readonly body: string,
+    readonly data: { status: number; contentType: string; bytes: number },
+    readonly problem?: string,
+  ) {
+    super(
+      problem === undefined
+        ? `The server's answer of ${data.bytes} bytes is JSON but no JSON-RPC message (no "jsonrpc": "2.0")`
+        : `The server's answer of ${data.bytes} bytes is not JSON: ${problem}`,
+    );
+  }
+}
+
+/** The start of a body for an error, its secrets masked first (so none is cut in two): on one line, cut short when long. */
+function excerpt(text: string, secrets: string[]): string {
+  const line = redact(text, secrets).replace(/\s+/g, ' ').trim();
+  return line.length > MAX_EXCERPT ? `${line.slice(0, MAX_EXCERPT)}…` : line;
+}
+
+/** Whether a parsed body is a JSON-RPC message, or a batch of them, at a glance (the SDK checks the rest). */
+function looksLikeJsonRpc(data: unknown): boolean {
+  const one = (item: unknown) =>
+    typeof item === 'object' && item !== null && (item as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  return Array.isArray(data) ? data.length > 0 && data.every(one) : one(data);
+}
+
+/**
+ * V8's complaint about text that is no JSON, without the piece of the text it quotes (`Unexpected token
+ * '<', "<html>Bad "... is not valid JSON`): that piece may hold part of a secret, too short to be masked.
+ */
+function parseProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/,? ?"[^]*"(?:\.\.\.)? is not valid JSON$/, '') || 'it is not valid JSON';
+}
+
+/**
+ * A `fetch` whose JSON answers to the messages POSTed to `endpoint`, once they fail to parse (or parse
+ * to something that is no JSON-RPC message), say so with the body's size: the SDK's bare SyntaxError
+ * ("Unexpected end of JSON input") was taken for a lost connection. Other requests (OAuth metadata and
+ * tokens) are left as they are.
+ */
+export function answerReadingFetch(base: FetchLike, endpoint: URL): FetchLike {
+  const target = endpoint.origin + endpoint.pathname;
+  return async (url, init) => {
+    const response = await base(url, init);
+    const contentType = response.headers.get('content-type') ?? '';
+    const { origin, pathname } = new URL(url);
+    if (init?.method !== 'POST' || origin + pathname !== target) return response;
+    if (!response.ok || !/^application\/json\b/i.test(contentType)) return response;
+    // The SDK reads the answer with `json()`: this one says what is wrong with a body it cannot use.
+    const json = async (): Promise<unknown> => {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const text = new TextDecoder().decode(bytes);
+      const data = { status: response.status, contentType, bytes: bytes.byteLength };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (error) {
+        throw new UnreadableAnswerError(text, data, parseProblem(error));
+      }
+      if (!looksLikeJsonRpc(parsed)) throw new UnreadableAnswerError(text, data);
+      return parsed;
+    };
+    Object.defineProperty(response, 'json', { value: json });
+    return response;
+  };
+}
+
+/** The SSE transport's failed POST: "Error POSTing to endpoint (HTTP 500): <body>". */
+const SSE_POST_FAILURE = /^Error POSTing to endpoint \(HTTP (\d{3})\): ([^]*)$/;
+
+/**
+ * What the server answered, when a message's failure is its answer (see RemoteAnswer), the body it
+ * quotes with `secrets` masked; undefined for anything else, such as a broken connection.
+ */
+export function remoteAnswerOf(error: unknown, secrets: string[] = []): RemoteAnswer | undefined {
+  if (error instanceof UnreadableAnswerError) {
+    const begins = error.body.trim() ? `; it begins: ${excerpt(error.body, secrets)}` : '';
+    return {
+      message: `${error.message}${begins}`,
+      code: error.problem === undefined ? 'NOT_JSON_RPC' : 'NOT_JSON',
+      data: error.data,
+    };
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpNotImplemented) {
+    const data = error.data as { status?: unknown; statusText?: unknown; text?: unknown } | undefined;
+    if (typeof data?.status === 'number') {
+      const statusText = typeof data.statusText === 'string' ? data.statusText : '';
+      const body = typeof data.text === 'string' ? data.text : '';
+      return httpStatus(data.status, statusText, excerpt(body, secrets));
+    }
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpUnexpectedContent) {
+    const { contentType } = (error.data ?? {}) as { contentType?: unknown };
+    return {
+      message: `The server's answer is not JSON: its Content-Type is ${String(contentType ?? 'missing')}, where an answer to a POST must be application/json or text/event-stream`,
+      code: 'NOT_JSON',
+      data: { contentType },
+    };
+  }
+  const sse =
+    error instanceof Error && !(error instanceof SdkError) ? SSE_POST_FAILURE.exec(error.message) : null;
+  if (sse) return httpStatus(Number(sse[1]), '', excerpt(sse[2] ?? '', secrets));
+  return undefined;
+}
+
+function httpStatus(status: number, statusText: string, body: string): RemoteAnswer {
+  const reason = statusText || STATUS_CODES[status] || '';
+  const said = body ? `: ${body}` : ' with an empty body';
+  const sessionGone = status === 404;
+  const after = sessionGone
+    ? '; the server no longer knows the session, so the connection is opened again on the next call'
+    : '';
+  return {
+    message: `The server answered ${`HTTP ${status} ${reason}`.trim()}${said}${after}`,
+    code: 'HTTP_STATUS',
+    data: { status, statusText: reason },
+    ...(body && { body }),
+    ...(sessionGone && { sessionGone }),
+  };
+}
