@@ -134,7 +134,7 @@ function isTimeout(error: unknown): boolean {
  * server's error answer (even "method not found") and our own time-out prove nothing either way.
  */
 function unreachable(error: unknown): boolean {
-  return answered(error) === undefined;
+  return answered(error) === undefined && sdk().remoteAnswerOf(error) === undefined;
 }
 
 /** The JSON-RPC code the daemon has always reported for a request the server did not answer in time. */
@@ -609,6 +609,20 @@ export class ServerConnection {
       }
       const failed = answered(error);
       if (failed) throw this.redacted(failed);
+      // The server answered, but with an HTTP error status or a body that is no JSON-RPC: its words, not a
+      // lost connection. The connection stays, unless the server says it no longer knows the session.
+      const reply = sdk().remoteAnswerOf(error, this.secrets);
+      if (reply) {
+        const failure = this.redacted(new UpstreamError(reply.message, reply.code, reply.data));
+        if (reply.sessionGone) {
+          await this.dropAfterFailure(client, failure.message, {
+            message: failure.message,
+            code: reply.code,
+            data: reply.data,
+          });
+        }
+        throw failure;
+      }
       // The connection was reset for a reason of the daemon's (a message past the size limit): that reason.
       const reset = this.closeReasons.get(client);
       if (reset) throw new UpstreamError(reset.message, reset.code, reset.data);
@@ -855,6 +869,9 @@ export class ServerConnection {
     if (this.client !== client || this.closing) return;
     const detail = redact(sdk().failureText(error), this.secrets);
     this.deps.debug?.(`${this.id}: transport error: ${detail}`);
+    // An answer of the server's (an HTTP error status, a body that is no JSON-RPC) shows it there: the
+    // call it answered says what it was (withClient), and nothing broke.
+    if (sdk().remoteAnswerOf(error)) return;
     if (this.config.transport === 'sse' && error instanceof sdk().SseError) {
       void this.connectionLost(client, detail);
     } else if (this.config.transport === 'http' && !this.probing) {
