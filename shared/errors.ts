@@ -37,6 +37,8 @@ export const ERROR_CODES = [
   'widget_not_found',
   // 404: the server's auth debugger holds no step (no guided sign-in waits for `auth/trace/next`).
   'auth_step_not_found',
+  // 408: the request's headers or body did not arrive within Node's time limits.
+  'request_timeout',
   // 409: another execution holds the lock (`activeExecution` names it).
   'execution_busy',
   // 412: a conditional request for a file of the web page whose condition fails (If-Match…).
@@ -51,6 +53,8 @@ export const ERROR_CODES = [
   'rate_limited',
   // 429: too many failed token checks from this client (`Retry-After` says when to come back).
   'too_many_auth_failures',
+  // 431: a request line or headers over Node's size limit (16 KiB by default).
+  'headers_too_large',
   // 503: a user token could not be checked: the sign-in backend (CLOUD_BACKEND_HTTP_URL) is down, slow
   // or answered something else than a user record.
   'auth_backend_unavailable',

@@ -1,4 +1,4 @@
-import { type Server, STATUS_CODES } from 'node:http';
+import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '../../shared/errors.ts';
 import { DaemonError, toErrorResponse } from '../errors.ts';
@@ -16,16 +16,27 @@ export function refuseOnSocket(socket: Duplex, code: ErrorCode, message: string,
   );
 }
 
-/** Node's parser errors whose status is not 400, answered as Node answers them (no code of SPEC part 7 has it). */
-const OTHER_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
-
-/** Parser errors that mean a body part over a limit: 413, as a body over the size limit. */
-const TOO_LARGE = new Set(['HPE_CHUNK_EXTENSIONS_OVERFLOW']);
+/** Node's parser errors that are no malformed request: the status Node gives them, as the daemon's code. */
+const OTHER_FAILURES: Record<string, { code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    code: 'headers_too_large',
+    message: `The request line and headers are over Node's limit of ${maxHeaderSize} bytes (HPE_HEADER_OVERFLOW)`,
+  },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+    code: 'payload_too_large',
+    message: "The request's chunk extensions are over Node's limit (HPE_CHUNK_EXTENSIONS_OVERFLOW)",
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    code: 'request_timeout',
+    message: 'The request did not arrive in time (ERR_HTTP_REQUEST_TIMEOUT)',
+  },
+};
 
 /**
  * A request Node cannot read as HTTP (a `Content-Length` that is no number, a bad chunk, a stray byte in
- * the request line) gets the JSON error body every other failure gets, where Node would send a bare
- * status: a client sees what was wrong. As Node does, a socket whose answer has begun is only closed.
+ * the request line, headers over its size limit, a request that does not arrive in time) gets the JSON
+ * error body every other failure gets, where Node would send a bare status: a client sees what was
+ * wrong. As Node does, a socket whose answer has begun is only closed.
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
@@ -35,17 +46,8 @@ export function answerClientErrors(server: Server): void {
       return;
     }
     const code = error.code ?? 'unknown';
-    const other = OTHER_STATUS[code];
-    if (other !== undefined) {
-      socket.end(`HTTP/1.1 ${other} ${STATUS_CODES[other]}\r\nConnection: close\r\n\r\n`);
-    } else if (TOO_LARGE.has(code)) {
-      refuseOnSocket(
-        socket,
-        'payload_too_large',
-        `The request's chunk extensions are over Node's limit (${code})`,
-      );
-    } else {
-      refuseOnSocket(socket, 'malformed_request', `The request could not be read as HTTP (${code})`);
-    }
+    const other = OTHER_FAILURES[code];
+    if (other) refuseOnSocket(socket, other.code, other.message);
+    else refuseOnSocket(socket, 'malformed_request', `The request could not be read as HTTP (${code})`);
   });
 }

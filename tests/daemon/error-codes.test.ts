@@ -5,12 +5,15 @@
  * code with it, and every code was answered by some request of this file.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ERROR_STATUS, toErrorResponse } from '../../daemon/errors.ts';
+import { answerClientErrors } from '../../daemon/http/socket-answers.ts';
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { startAuthorizationServer } from '../fixtures/authorization-server.ts';
@@ -54,6 +57,23 @@ function raw(d: TestDaemon, path: string, headers: Record<string, string>): Prom
     req.on('upgrade', () => reject(new Error(`the upgrade to ${path} was accepted`)));
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** Bytes written on a socket to `port` as they are (what node:http would not send); the answer when it closes. */
+function onSocket(port: number | string, bytes: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.on('close', () => {
+      const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+      const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1] ?? 0);
+      // A bare answer (no JSON) shows as its text, so the failure says what came.
+      resolve({ status, body: body.startsWith('{') ? JSON.parse(body) : body });
+    });
+    socket.on('error', reject);
+    socket.write(bytes);
   });
 }
 
@@ -142,6 +162,26 @@ describe('failures of the request itself', () => {
     // Any GET outside the API is the web page's (its index.html when built): a POST is no route.
     const page = await fetch(`${d.url}/no-such-page`, { method: 'POST' });
     expectFailure({ status: page.status, body: await page.json() }, 404, 'route_not_found');
+  });
+
+  it("headers over Node's size limit: 431 headers_too_large", async () => {
+    const { host, port } = new URL(d.url);
+    const answer = await onSocket(
+      port,
+      `GET /api/mcp/health HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expectFailure(answer, 431, 'headers_too_large');
+  });
+
+  it('a request that does not arrive in time: 408 request_timeout', async () => {
+    // The daemon's answers on a server that waits for headers a moment rather than Node's minute.
+    const server = createServer({ headersTimeout: 200, connectionsCheckingInterval: 50 });
+    answerClientErrors(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    onTestFinished(() => void server.close());
+    const { port } = server.address() as AddressInfo;
+    expectFailure(await onSocket(port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'), 408, 'request_timeout');
   });
 
   it('unknown ids: 404 with the code of what is unknown', async () => {

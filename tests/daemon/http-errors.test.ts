@@ -1,5 +1,8 @@
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { answerClientErrors } from '../../daemon/http/socket-answers.ts';
 import { ERROR_CODES } from '../../shared/errors.ts';
 import { everythingStdio, startDaemon, type TestDaemon } from './helpers.ts';
 
@@ -296,21 +299,25 @@ describe('client errors are 4xx, never 500', () => {
 });
 
 describe('requests that Node or the URL parser cannot read', () => {
+  /** Writes `bytes` on a new socket to `port`; everything that comes back until the socket closes. */
+  function talk(port: number | string, bytes: string): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString()));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+      socket.write(bytes);
+    });
+  }
+
   /** Writes `head` (a request's first lines, without the blank line) on a new socket; the whole answer. */
   async function exchange(
     d: TestDaemon,
     head: string,
     connection = 'close',
   ): Promise<{ status: number; text: string }> {
-    const { port } = new URL(d.url);
-    const text = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1');
-      let answer = '';
-      socket.on('data', (chunk) => (answer += chunk.toString()));
-      socket.on('close', () => resolve(answer));
-      socket.on('error', reject);
-      socket.write(`${head}\r\nConnection: ${connection}\r\n\r\n`);
-    });
+    const text = await talk(new URL(d.url).port, `${head}\r\nConnection: ${connection}\r\n\r\n`);
     return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1] ?? 0), text };
   }
 
@@ -459,5 +466,42 @@ describe('requests that Node or the URL parser cannot read', () => {
       });
     }
     await stillServes(d);
+  });
+
+  it("answers a request line or headers over Node's size limit with 431 and the error body", async () => {
+    const d = await daemon();
+    const host = `Host: ${new URL(d.url).host}`;
+    for (const head of [
+      `GET /api/mcp/health HTTP/1.1\r\n${host}\r\nX-Big: ${'a'.repeat(20_000)}`,
+      `GET /api/mcp/health?${'a'.repeat(20_000)} HTTP/1.1\r\n${host}`,
+      `GET /api/mcp/health HTTP/1.1\r\n${host}\r\n${Array.from({ length: 3000 }, (_, i) => `X-${i}: a`).join('\r\n')}`,
+    ]) {
+      const { status, text } = await exchange(d, head);
+      expect(status).toBe(431);
+      expect(bodyOf(text)).toEqual({
+        error: "The request line and headers are over Node's limit of 16384 bytes (HPE_HEADER_OVERFLOW)",
+        code: 'headers_too_large',
+      });
+    }
+    await stillServes(d);
+  });
+
+  it('answers a request that does not arrive in time with 408 and the error body', async () => {
+    // The daemon's server waits a minute for headers; this one, given the daemon's answers, a moment.
+    const server = createServer(
+      { headersTimeout: 200, requestTimeout: 400, connectionsCheckingInterval: 50 },
+      (_req, res) => res.end(),
+    );
+    answerClientErrors(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    onTestFinished(() => void server.close());
+    const { port } = server.address() as AddressInfo;
+    const text = await talk(port, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(bodyOf(text)).toEqual({
+      error: 'The request did not arrive in time (ERR_HTTP_REQUEST_TIMEOUT)',
+      code: 'request_timeout',
+    });
   });
 });
