@@ -37,6 +37,8 @@ export const ERROR_CODES = [
   'widget_not_found',
   // 404: the server's auth debugger holds no step (no guided sign-in waits for `auth/trace/next`).
   'auth_step_not_found',
+  // 405: CONNECT (the daemon is no proxy).
+  'method_not_allowed',
   // 408: the request's headers or body did not arrive within Node's time limits.
   'request_timeout',
   // 409: another execution holds the lock (`activeExecution` names it).
@@ -49,6 +51,8 @@ export const ERROR_CODES = [
   'unsupported_encoding',
   // 416: a Range beyond the end of a file of the web page.
   'range_not_satisfiable',
+  // 417: an `Expect` header other than `100-continue`.
+  'expectation_failed',
   // 429: more requests a minute than the rate limit (`Retry-After` says when to come back).
   'rate_limited',
   // 429: too many failed token checks from this client (`Retry-After` says when to come back).

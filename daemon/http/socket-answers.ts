@@ -1,7 +1,14 @@
-import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
+import {
+  type IncomingMessage,
+  maxHeaderSize,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '../../shared/errors.ts';
 import { DaemonError, toErrorResponse } from '../errors.ts';
+import { sendError } from './error-middleware.ts';
 
 /**
  * Ends a socket that has no answer object (an upgrade request, a request Node could not parse) with the
@@ -33,10 +40,13 @@ const OTHER_FAILURES: Record<string, { code: ErrorCode; message: string }> = {
 };
 
 /**
- * A request Node cannot read as HTTP (a `Content-Length` that is no number, a bad chunk, a stray byte in
- * the request line, headers over its size limit, a request that does not arrive in time) gets the JSON
- * error body every other failure gets, where Node would send a bare status: a client sees what was
- * wrong. As Node does, a socket whose answer has begun is only closed.
+ * Every answer Node would give by itself, without the JSON error body every other failure gets (SPEC
+ * part 7), is the daemon's own here, so a client always learns what was wrong:
+ * - a request Node cannot read as HTTP (a `Content-Length` that is no number, a bad chunk, a stray byte
+ *   in the request line, headers over its size limit, a request that does not arrive in time), where
+ *   Node sends a bare status; as Node does, a socket whose answer has begun is only closed;
+ * - an `Expect` other than `100-continue`, which Node answers with a bare 417;
+ * - `CONNECT`, whose socket Node closes without a word: the daemon is no proxy.
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
@@ -49,5 +59,24 @@ export function answerClientErrors(server: Server): void {
     const other = OTHER_FAILURES[code];
     if (other) refuseOnSocket(socket, other.code, other.message);
     else refuseOnSocket(socket, 'malformed_request', `The request could not be read as HTTP (${code})`);
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const expect = JSON.stringify(String(req.headers.expect).slice(0, 200));
+    sendError(
+      res,
+      'expectation_failed',
+      `Expect: ${expect} is not supported: the daemon meets only the expectation "100-continue"`,
+    );
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    // Node has let go of the socket: a client that resets it must not end the daemon.
+    socket.on('error', () => socket.destroy());
+    // An empty Allow: the tunnel asked for offers no method (RFC 9110, 10.2.1).
+    refuseOnSocket(
+      socket,
+      'method_not_allowed',
+      'CONNECT is not supported: the daemon is no proxy',
+      'Allow: \r\n',
+    );
   });
 }

@@ -164,6 +164,21 @@ describe('failures of the request itself', () => {
     expectFailure({ status: page.status, body: await page.json() }, 404, 'route_not_found');
   });
 
+  it('CONNECT: 405 method_not_allowed', async () => {
+    const { port } = new URL(d.url);
+    const tunnel = await onSocket(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expectFailure(tunnel, 405, 'method_not_allowed');
+  });
+
+  it('an Expect other than 100-continue: 417 expectation_failed', async () => {
+    const { host, port } = new URL(d.url);
+    const answer = await onSocket(
+      port,
+      `GET /api/mcp/health HTTP/1.1\r\nHost: ${host}\r\nExpect: foo\r\nConnection: close\r\n\r\n`,
+    );
+    expectFailure(answer, 417, 'expectation_failed');
+  });
+
   it("headers over Node's size limit: 431 headers_too_large", async () => {
     const { host, port } = new URL(d.url);
     const answer = await onSocket(

@@ -468,6 +468,42 @@ describe('requests that Node or the URL parser cannot read', () => {
     await stillServes(d);
   });
 
+  it('answers an Expect other than 100-continue with 417 and the error body, and serves the next request', async () => {
+    const d = await daemon();
+    const host = `Host: ${new URL(d.url).host}`;
+    const text = await talk(
+      new URL(d.url).port,
+      `GET /api/mcp/health HTTP/1.1\r\n${host}\r\nExpect: foo\r\n\r\n` +
+        `GET /api/mcp/health HTTP/1.1\r\n${host}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 417 /);
+    expect(text).toContain('Content-Type: application/json');
+    const first = text.slice(text.indexOf('\r\n\r\n') + 4, text.indexOf('HTTP/1.1 200 '));
+    expect(JSON.parse(first)).toEqual({
+      error: 'Expect: "foo" is not supported: the daemon meets only the expectation "100-continue"',
+      code: 'expectation_failed',
+    });
+    // The same connection goes on: the second request is answered.
+    expect(bodyOf(text.slice(text.indexOf('HTTP/1.1 200 ')))).toMatchObject({ status: 'ok' });
+  });
+
+  it('answers CONNECT with 405 and the error body: the daemon is no proxy', async () => {
+    const d = await daemon();
+    for (const head of [
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443',
+      `CONNECT ${new URL(d.url).host} HTTP/1.1\r\nHost: ${new URL(d.url).host}`,
+    ]) {
+      const { status, text } = await exchange(d, head);
+      expect(status, head).toBe(405);
+      expect(text).toMatch(/\r\nAllow: *\r\n/);
+      expect(bodyOf(text), head).toEqual({
+        error: 'CONNECT is not supported: the daemon is no proxy',
+        code: 'method_not_allowed',
+      });
+    }
+    await stillServes(d);
+  });
+
   it("answers a request line or headers over Node's size limit with 431 and the error body", async () => {
     const d = await daemon();
     const host = `Host: ${new URL(d.url).host}`;
