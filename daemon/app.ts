@@ -7,6 +7,7 @@ import express, { type Express } from 'express';
 import { directRoutes } from './http/direct-routes.ts';
 import { apiNotFound, errorMiddleware, sendError } from './http/error-middleware.ts';
 import { jsonBody } from './http/json-body.ts';
+import { optionsAnswer } from './http/options-answer.ts';
 import { staticFiles } from './http/static-files.ts';
 import { under } from './http/under.ts';
 import { schemaCompiler } from './http/validate.ts';
@@ -143,6 +144,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Host first: a rebinding page must learn nothing, not even whether the token was right.
   const allowedHosts = [...options.allowedHosts, options.host];
   app.use(hostCheckMiddleware({ allowedHosts }));
+  app.use(optionsAnswer());
   // The authorization server's redirect: no token, no Origin to check; `state` binds it to a flow.
   app.use(oauthCallbackRouter(manager, oauth));
   app.use(originMiddleware({ devOrigins: devServerOrigins }));

@@ -37,7 +37,8 @@ export const ERROR_CODES = [
   'widget_not_found',
   // 404: the server's auth debugger holds no step (no guided sign-in waits for `auth/trace/next`).
   'auth_step_not_found',
-  // 405: CONNECT (the daemon is no proxy).
+  // 405: a method the path does not offer: an OPTIONS that is no CORS preflight (`Allow` lists the
+  // path's methods), or CONNECT (the daemon is no proxy).
   'method_not_allowed',
   // 408: the request's headers or body did not arrive within Node's time limits.
   'request_timeout',

@@ -164,8 +164,13 @@ describe('failures of the request itself', () => {
     expectFailure({ status: page.status, body: await page.json() }, 404, 'route_not_found');
   });
 
-  it('CONNECT: 405 method_not_allowed', async () => {
-    const { port } = new URL(d.url);
+  it('OPTIONS that is no CORS preflight, or CONNECT: 405 method_not_allowed', async () => {
+    const { host, port } = new URL(d.url);
+    const options = await onSocket(
+      port,
+      `OPTIONS /api/mcp/health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+    );
+    expectFailure(options, 405, 'method_not_allowed');
     const tunnel = await onSocket(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     expectFailure(tunnel, 405, 'method_not_allowed');
   });

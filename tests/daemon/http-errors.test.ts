@@ -4,7 +4,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { answerClientErrors } from '../../daemon/http/socket-answers.ts';
 import { ERROR_CODES } from '../../shared/errors.ts';
-import { everythingStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import { everythingStdio, rawRequest, startDaemon, type TestDaemon } from './helpers.ts';
 
 async function daemon(overrides: Parameters<typeof startDaemon>[0] = {}): Promise<TestDaemon> {
   const d = await startDaemon(overrides);
@@ -539,5 +539,42 @@ describe('requests that Node or the URL parser cannot read', () => {
       error: 'The request did not arrive in time (ERR_HTTP_REQUEST_TIMEOUT)',
       code: 'request_timeout',
     });
+  });
+});
+
+describe('OPTIONS', () => {
+  it("answers one that is no CORS preflight with 405, the path's methods in Allow and the error body", async () => {
+    const d = await daemon();
+    for (const [path, allow, headers] of [
+      ['/api/mcp/servers/x', 'DELETE, GET, HEAD, PUT', { 'X-Inspector-Token': d.token }],
+      ['/api/mcp/tools/execute', 'POST', { 'X-Inspector-Token': d.token }],
+      ['/api/mcp/health', 'GET, HEAD', {}],
+      ['/oauth/callback', 'GET, HEAD', {}],
+      // The daemon's own page sends no preflight, and is no cross-origin caller.
+      ['/api/mcp/health', 'GET, HEAD', { Origin: d.url, 'Access-Control-Request-Method': 'GET' }],
+    ] as const) {
+      const answer = await rawRequest(new URL(path, d.url), { method: 'OPTIONS', headers });
+      expect(answer.status, path).toBe(405);
+      expect(answer.headers.allow, path).toBe(allow);
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(answer.text), path).toEqual({
+        error: `OPTIONS ${path} is not offered: it takes ${allow} (the daemon answers OPTIONS only as a CORS preflight of a page it allows)`,
+        code: 'method_not_allowed',
+      });
+    }
+  });
+
+  it('still wants the token first on the API, and ends an allowed preflight with its 204', async () => {
+    const d = await daemon();
+    const untokened = await rawRequest(new URL('/api/mcp/servers/x', d.url), { method: 'OPTIONS' });
+    expect([untokened.status, JSON.parse(untokened.text).code]).toEqual([401, 'unauthorized']);
+    const preflight = await rawRequest(new URL('/api/mcp/servers/x', d.url), {
+      method: 'OPTIONS',
+      headers: { Origin: 'chrome-extension://abcdefghijklmnop', 'Access-Control-Request-Method': 'PUT' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.allow).toBeUndefined();
+    expect(preflight.headers['access-control-allow-methods']).toContain('PUT');
+    expect(preflight.text).toBe('');
   });
 });
