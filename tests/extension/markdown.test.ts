@@ -1,0 +1,109 @@
+/**
+ * @vitest-environment jsdom
+ *
+ * DOMPurify does not work on happy-dom: tested on jsdom. What renderMarkdown returns is parsed again in
+ * an inert document, as the panel's `v-html` would take it, and searched for anything that would load.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../extension/ui/markdown';
+
+const EXTENSION = join(import.meta.dirname, '../../extension');
+const PIXEL = 'http://127.0.0.1:9/pixel';
+const PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+function rendered(source: string): HTMLElement {
+  const box = document.implementation.createHTMLDocument('').createElement('div');
+  box.innerHTML = renderMarkdown(source);
+  return box;
+}
+
+/** Every address in the rendering that a browser would fetch on its own, by attribute. */
+function fetchedAddresses(box: HTMLElement): string[] {
+  const found: string[] = [];
+  for (const element of box.querySelectorAll('*')) {
+    for (const { name, value } of Array.from(element.attributes)) {
+      const link = name === 'href' && element.localName === 'a';
+      if (value.startsWith('#')) continue;
+      if (!link && /^(src|srcset|href|xlink:href|poster|background|data)$/.test(name)) found.push(value);
+      if (/url\s*\(\s*['"]?\s*[^#'"\s]/i.test(value)) found.push(value);
+    }
+  }
+  return found;
+}
+
+describe('renderMarkdown', () => {
+  it('loads no remote or LAN image: it says which one was left out instead', () => {
+    const box = rendered(`Read at ![tracking pixel](${PIXEL}) and ![](https://example.com/a.png).`);
+    expect(box.querySelectorAll('img')).toHaveLength(0);
+    expect(box.textContent?.trim()).toBe(
+      `Read at [remote image “tracking pixel”: ${PIXEL} — not loaded] and ` +
+        '[remote image: https://example.com/a.png — not loaded].',
+    );
+  });
+
+  it('keeps images that are data: URLs, which fetch nothing', () => {
+    const box = rendered(`![dot](${PNG})`);
+    expect(box.querySelector('img')?.getAttribute('src')).toBe(PNG);
+    expect(box.querySelector('img')?.getAttribute('alt')).toBe('dot');
+  });
+
+  it('drops raw HTML media that would fetch or autoplay: video, audio, source, picture, track', () => {
+    const box = rendered(
+      [
+        `<video src="${PIXEL}" autoplay poster="${PIXEL}">fallback</video>`,
+        `<audio autoplay><source src="${PIXEL}"><track src="${PIXEL}"></audio>`,
+        `<picture><source srcset="${PIXEL}"><img src="${PNG}" srcset="${PIXEL} 2x"></picture>`,
+      ].join('\n'),
+    );
+    expect(box.querySelectorAll('video, audio, source, picture, track')).toHaveLength(0);
+    expect(fetchedAddresses(box)).toEqual([PNG]);
+  });
+
+  it('drops SVG images, filters and references to other documents, keeping in-document references', () => {
+    const box = rendered(
+      `<svg><image href="${PIXEL}"/><image xlink:href="${PIXEL}"/>` +
+        `<filter><feImage href="${PIXEL}"/></filter><rect fill="url(${PIXEL}#p)" mask="url('${PIXEL}')"/>` +
+        '<linearGradient href="#base"/><rect fill="url(#grad)"/></svg>',
+    );
+    expect(fetchedAddresses(box)).toEqual([]);
+    expect(box.querySelector('lineargradient, linearGradient')?.getAttribute('href')).toBe('#base');
+    expect(box.querySelectorAll('rect')[1]?.getAttribute('fill')).toBe('url(#grad)');
+  });
+
+  it('drops background images on tables and cells', () => {
+    const box = rendered(`<table background="${PIXEL}"><tr><td background="${PIXEL}">x</td></tr></table>`);
+    expect(box.querySelector('td')?.textContent).toBe('x');
+    expect(fetchedAddresses(box)).toEqual([]);
+  });
+
+  it('drops class, id, style and data- attributes, which could restyle or clobber the inspector', () => {
+    const box = rendered(
+      '<p class="toolbar" id="app" style="position:fixed" data-testid="pairing-token" data-x="1">text</p>',
+    );
+    const p = box.querySelector('p');
+    expect(p?.textContent).toBe('text');
+    expect(p?.getAttributeNames()).toEqual([]);
+  });
+
+  it('keeps links, which open in a new tab without the panel', () => {
+    const box = rendered(`[docs](https://example.com/docs) and <a href="${PIXEL}">local</a>`);
+    const links = Array.from(box.querySelectorAll('a'));
+    expect(links.map((a) => a.getAttribute('href'))).toEqual(['https://example.com/docs', PIXEL]);
+    for (const a of links) {
+      expect(a.getAttribute('target')).toBe('_blank');
+      expect(a.getAttribute('rel')).toBe('noopener noreferrer');
+    }
+  });
+});
+
+describe('the pages that show what servers send', () => {
+  it('send no referrer with what that content loads or links to', () => {
+    for (const page of ['web', 'entrypoints/devtools-panel', 'entrypoints/options', 'entrypoints/popup']) {
+      const html = readFileSync(join(EXTENSION, page, 'index.html'), 'utf8');
+      expect(html, page).toContain('<meta name="referrer" content="no-referrer" />');
+    }
+  });
+});
