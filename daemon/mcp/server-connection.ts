@@ -14,6 +14,7 @@ import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../share
 import { McpError, UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
 import { logicalCall, withinCall } from '../logs/logical-call.ts';
+import { OutputLineBudget } from '../logs/output-budget.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
@@ -193,6 +194,10 @@ export class ServerConnection {
   private removed = false;
   /** Set before a client closes (or as it does): turns the SDK's bare "Connection closed" into why. */
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
+  /** A STDIO server's stderr and stray stdout lines: a burst, then a steady rate, reach the log. */
+  private readonly outputLines = new OutputLineBudget((direction, line) =>
+    this.publishOutputLine(direction, line),
+  );
   private readonly secrets: string[];
   private readonly redactEntry?: Redactor;
   private initResult?: Pick<
@@ -687,8 +692,8 @@ export class ServerConnection {
       inner = createTransport(
         this.config,
         {
-          onStderrLine: (line) => this.publishOutputLine('stderr', line),
-          onStdoutLine: (line) => this.publishOutputLine('stdout', line),
+          onStderrLine: (line) => this.outputLines.take('stderr', line),
+          onStdoutLine: (line) => this.outputLines.take('stdout', line),
           maxMessageBytes: this.deps.maxMessageBytes,
           onMessageTooLarge: (error) => void this.messageTooLarge(client, error),
         },

@@ -37,9 +37,13 @@ function fixturePids(): number[] {
 }
 
 /** The log stream's entries for `output`, replayed and then live, until `done` holds for them. */
-async function readLog(d: TestDaemon, done: (entries: RpcLogEntry[]) => boolean): Promise<RpcLogEntry[]> {
+async function readLog(
+  d: TestDaemon,
+  done: (entries: RpcLogEntry[]) => boolean,
+  replay = 1000,
+): Promise<RpcLogEntry[]> {
   const controller = new AbortController();
-  const response = await fetch(`${d.url}/api/mcp/rpc-logs?replay=1000&serverIds=output`, {
+  const response = await fetch(`${d.url}/api/mcp/rpc-logs?replay=${replay}&serverIds=output`, {
     headers: { 'X-Inspector-Token': d.token },
     signal: controller.signal,
   });
@@ -165,7 +169,12 @@ describe('large messages from a STDIO server', () => {
     expect(JSON.stringify(received)).not.toContain('hello');
     // The stray lines are in the log, as the server's stdout, in the order written.
     const stray = d.daemon.bus.since(0).filter((entry) => entry.direction === 'stdout');
-    expect(stray.map((entry) => entry.message)).toEqual(['this line is not JSON-RPC', '{"hello":"world"}']);
+    expect(stray.map((entry) => entry.message)).toEqual([
+      'this line is not JSON-RPC',
+      '{"hello":"world"}',
+      `  ${'é'.repeat(198)}…`,
+      'ü'.repeat(150),
+    ]);
   });
 
   it('names the stray stdout lines of a server that fails to start', async () => {
@@ -211,5 +220,55 @@ describe('stderr from a STDIO server', () => {
     expect(stderr.indexOf(long as RpcStderrEntry)).toBeLessThan(
       stderr.findIndex((e) => e.message === 'after the long line'),
     );
+  });
+});
+
+describe('a STDIO server flooding stderr and stdout', () => {
+  it('logs a burst of its lines, counts the rest in notes, and leaves other servers their entries', async () => {
+    const d = await daemonWithOutputServer({ logBufferSize: 5_000 });
+    expect((await d.api('PUT', '/api/mcp/servers/quiet', { config: fixtureStdio(FIXTURE) })).status).toBe(
+      201,
+    );
+    const quiet = await d.api('POST', '/api/mcp/tools/execute', {
+      serverId: 'quiet',
+      toolName: 'sized-result',
+      parameters: { bytes: 10 },
+    });
+    expect(quiet.status).toBe(200);
+    const lines = 30_000;
+    expect((await call(d, 'flood-lines', { lines })).status).toBe(200);
+
+    // Every line is either in the log or counted by a note: none is lost without a word.
+    const flooded = (entries: RpcLogEntry[], direction: 'stderr' | 'stdout') => {
+      const own = entries.filter((e) => e.direction === direction).map((e) => String(e.message));
+      const notes = own.filter((m) => / lines? not logged: the server wrote more than/.test(m));
+      const counted = notes.reduce(
+        (sum, m) => sum + Number(/^… ([\d,]+) /.exec(m)?.[1]?.replaceAll(',', '')),
+        0,
+      );
+      return { logged: own.filter((m) => m.includes(`${direction} flood `)).length, counted, notes };
+    };
+    const done = (entries: RpcLogEntry[]) =>
+      (['stderr', 'stdout'] as const).every((dir) => {
+        const { logged, counted } = flooded(entries, dir);
+        return logged + counted === lines;
+      });
+    const entries = await readLog(d, done, 5_000);
+    for (const direction of ['stderr', 'stdout'] as const) {
+      const { logged, counted, notes } = flooded(entries, direction);
+      expect(logged + counted).toBe(lines);
+      expect(counted).toBeGreaterThan(0);
+      expect(notes[0]).toMatch(
+        new RegExp(`^… [\\d,]+ ${direction} lines not logged: the server wrote more than 200 lines a second`),
+      );
+    }
+    // Together the two streams had 1,000 lines at once and 200 a second after: the quiet server's
+    // entries are still in a 5,000-entry log.
+    const all = d.daemon.bus.since(0);
+    expect(all.filter((e) => e.serverId === 'quiet' && e.direction === 'receive').length).toBeGreaterThan(0);
+    expect(
+      all.filter((e) => e.serverId === 'output' && e.direction !== 'send' && e.direction !== 'receive')
+        .length,
+    ).toBeLessThan(2_500);
   });
 });

@@ -20,6 +20,12 @@ const STDOUT_TAIL_LINES = 5;
 const GRACE_MS = 2000;
 const GROUP_POLL_MS = 50;
 const PREVIEW_CHARS = 200;
+const OPEN_BRACE = 0x7b;
+
+/** The bytes JSON takes as blank before a value: space, tab, line feed, carriage return. */
+function isBlank(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+}
 
 export interface StdioTransportOptions {
   /** Each line the server writes to stderr, at most STDERR_LINE_CAP bytes of it. */
@@ -345,8 +351,16 @@ export class StdioTransport implements Transport {
   private takeLine(bytes: Buffer): void {
     // A line ending in CRLF: the CR goes before decoding, not by a search through a decoded multi-MiB string.
     const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    let start = 0;
+    while (start < end && isBlank(bytes[start] as number)) start++;
+    if (start === end) return;
+    // Every JSON-RPC message is an object: any other line is not parsed at all (a failed parse throws,
+    // which costs more than everything else a line does, and a server printing in a loop prints many).
+    if (bytes[start] !== OPEN_BRACE) {
+      this.strayLine(bytes, end);
+      return;
+    }
     const line = bytes.toString('utf8', 0, end);
-    if (!line.trim()) return;
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -354,10 +368,7 @@ export class StdioTransport implements Transport {
       message = undefined;
     }
     if (!isJsonRpcShaped(message)) {
-      const preview = line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}…` : line;
-      this.strayStdoutTail.push(preview);
-      if (this.strayStdoutTail.length > STDOUT_TAIL_LINES) this.strayStdoutTail.shift();
-      this.options.onStdoutLine?.(preview);
+      this.strayLine(bytes, end);
       return;
     }
     try {
@@ -365,6 +376,19 @@ export class StdioTransport implements Transport {
     } catch (error) {
       this.onerror?.(error as Error);
     }
+  }
+
+  /** A stdout line that is no JSON-RPC message: its first PREVIEW_CHARS characters, decoded alone. */
+  private strayLine(bytes: Buffer, end: number): void {
+    // PREVIEW_CHARS characters take at most 4 bytes each: a longer line has more characters than that.
+    const decoded = bytes.toString('utf8', 0, Math.min(end, PREVIEW_CHARS * 4));
+    const preview =
+      end > PREVIEW_CHARS * 4 || decoded.length > PREVIEW_CHARS
+        ? `${decoded.slice(0, PREVIEW_CHARS)}…`
+        : decoded;
+    this.strayStdoutTail.push(preview);
+    if (this.strayStdoutTail.length > STDOUT_TAIL_LINES) this.strayStdoutTail.shift();
+    this.options.onStdoutLine?.(preview);
   }
 
   private pushStderr(line: string): void {
