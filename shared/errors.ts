@@ -68,8 +68,9 @@ export const ERROR_CODES = [
   // 502: a JSON-RPC error: the MCP server's answer, or the MCP client's own for a request to it that
   // timed out (`mcpError.code` is its code).
   'mcp_error',
-  // 502: the MCP server could not be started, reached or kept, or its answer could not be used
-  // (`mcpError.code` says which: COMMAND_NOT_FOUND, CONNECTION_REFUSED, CONNECTION_LOST, MESSAGE_TOO_LARGE…).
+  // 502: the MCP server could not be started, reached or kept, or its answer could not be used: an HTTP
+  // error status, a body that is no JSON-RPC (`mcpError.code` says which: COMMAND_NOT_FOUND,
+  // CONNECTION_REFUSED, CONNECTION_LOST, MESSAGE_TOO_LARGE, HTTP_STATUS, NOT_JSON, NOT_JSON_RPC…).
   'upstream_failed',
   // 502: the MCP server asks for OAuth and a person must sign in: `mcpError.data.authorizationUrl` is
   // where (the server record says it too, with `status: "auth_required"`).
