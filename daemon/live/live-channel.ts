@@ -57,6 +57,10 @@ function badHandshake(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
+function destroyOnError(this: Duplex): void {
+  this.destroy();
+}
+
 /**
  * Which upgrade requests are the live channel's to answer: WebSocket ones. Any other `Upgrade` (curl's
  * `h2c`, say) is served as the plain request it also is (RFC 9110 7.8). Node 22.21 and 24.9 read this
@@ -78,6 +82,9 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
   const hostAllowed = hostCheck(options.allowedHosts);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node has let go of the socket: a client that resets it while it is refused, or while its user token
+    // is checked, must not end the daemon with an error nobody listens for.
+    socket.on('error', destroyOnError);
     // Host first, as on every route: a rebinding page learns nothing, not even which paths exist.
     if (!hostAllowed(req.headers.host)) {
       return refuseOnSocket(socket, 'forbidden_host', forbiddenHostMessage(req.headers.host));
@@ -138,6 +145,8 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
   });
 
   function accept(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
+    // From here ws listens for the socket's errors itself.
+    socket.off('error', destroyOnError);
     wss ??= new (require('ws') as typeof Ws).WebSocketServer({
       noServer: true,
       maxPayload: 64 * 1024,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { DaemonOptions } from '../../daemon/options.ts';
 import { VERSION } from '../../daemon/version.ts';
@@ -175,6 +176,34 @@ describe('live channel upgrade checks', () => {
     for (let i = 0; i < 3; i++)
       expect(await refusal(liveUrl(d, { token: 'wrong-token-0000000000' }))).toBe(401);
     expect(await refusal(liveUrl(d, { token: d.token }))).toBe(429);
+  });
+
+  it('keeps running when clients reset their sockets as their upgrades are refused', async () => {
+    const d = await daemonWith({}, { authFailuresPerMinute: 1_000 });
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown): void => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    onTestFinished(() => void process.off('uncaughtException', onUncaught));
+    const { port } = new URL(d.url);
+    const upgrade = (path: string): string =>
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
+    // A wrong token (401) and another path (404): each client sends its upgrade and resets at once.
+    for (const path of ['/api/mcp/ws?token=wrong-token-0000000000', '/elsewhere']) {
+      for (let i = 0; i < 40; i++) {
+        await new Promise<void>((resolve) => {
+          const socket = connect(Number(port), '127.0.0.1', () => {
+            socket.write(upgrade(path));
+            socket.resetAndDestroy();
+          });
+          socket.on('error', () => {});
+          socket.on('close', () => resolve());
+        });
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(uncaught).toEqual([]);
+    expect((await d.api('GET', '/api/mcp/health')).status).toBe(200);
   });
 });
 
