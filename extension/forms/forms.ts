@@ -67,6 +67,32 @@ const FIELD_TYPES: readonly string[] = ['string', 'number', 'integer', 'boolean'
 /** How many times one `$ref` may be expanded inside itself, and how deep references may nest in all. */
 const MAX_SAME_REF = 3;
 const MAX_REF_DEPTH = 12;
+/**
+ * How many schema nodes (after `$ref`s are expanded) and form fields one schema may make. The depth limits
+ * above do not bound the total: twelve `$defs` of six properties each referring to the next are 1.6 KB and
+ * expand to 6^12 nodes, which would freeze the page. Past this budget the whole argument object is edited
+ * as JSON, and the form says why (`schemaTooLargeNote`).
+ */
+export const MAX_SCHEMA_NODES = 5_000;
+
+/** Thrown when a schema outgrows MAX_SCHEMA_NODES; caught where the schema is read. */
+class SchemaTooLarge extends Error {
+  constructor() {
+    super(
+      `The schema expands to more than ${MAX_SCHEMA_NODES.toLocaleString('en')} fields; edit the arguments as JSON.`,
+    );
+  }
+}
+
+/** Counts the nodes and fields made from one schema; throws SchemaTooLarge past MAX_SCHEMA_NODES. */
+interface Budget {
+  used: number;
+}
+
+function spend(budget: Budget): void {
+  budget.used += 1;
+  if (budget.used > MAX_SCHEMA_NODES) throw new SchemaTooLarge();
+}
 /** Longer strings than this are offered as a textarea. */
 const MULTILINE_MAX_LENGTH = 200;
 const MULTILINE_NAMES =
@@ -100,14 +126,15 @@ const DATA_KEYWORDS = new Set(['const', 'default', 'enum', 'enumNames', 'example
  * met again inside itself more than MAX_SAME_REF times, or nested deeper than MAX_REF_DEPTH, is cut: the
  * property keeps its type but no inner schema, so it is edited as JSON.
  */
-function dereference(node: unknown, root: unknown, seen: readonly string[]): unknown {
-  if (Array.isArray(node)) return node.map((item) => dereference(item, root, seen));
+function dereference(node: unknown, root: unknown, seen: readonly string[], budget: Budget): unknown {
+  if (Array.isArray(node)) return node.map((item) => dereference(item, root, seen, budget));
   if (!isObject(node)) return node;
+  spend(budget);
   if (typeof node.$ref === 'string') {
     const { $ref: ref, ...siblings } = node as { $ref: string } & JsonSchema;
     const repeats = seen.filter((r) => r === ref).length;
     const target = lookup(root, ref);
-    if (!isObject(target)) return dereference(siblings, root, seen);
+    if (!isObject(target)) return dereference(siblings, root, seen, budget);
     if (repeats >= MAX_SAME_REF || seen.length >= MAX_REF_DEPTH) {
       const type = typeof target.type === 'string' ? target.type : 'object';
       return {
@@ -117,7 +144,7 @@ function dereference(node: unknown, root: unknown, seen: readonly string[]): unk
         ...siblings,
       };
     }
-    return dereference({ ...target, ...siblings }, root, [...seen, ref]);
+    return dereference({ ...target, ...siblings }, root, [...seen, ref], budget);
   }
   const result: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) {
@@ -125,16 +152,50 @@ function dereference(node: unknown, root: unknown, seen: readonly string[]): unk
     if ((key === 'properties' || key === 'patternProperties') && isObject(value)) {
       // Property names are not keywords: a property called `default` is a schema too.
       result[key] = Object.fromEntries(
-        Object.entries(value).map(([name, property]) => [name, dereference(property, root, seen)]),
+        Object.entries(value).map(([name, property]) => [name, dereference(property, root, seen, budget)]),
       );
-    } else result[key] = DATA_KEYWORDS.has(key) ? value : dereference(value, root, seen);
+    } else result[key] = DATA_KEYWORDS.has(key) ? value : dereference(value, root, seen, budget);
   }
   return result;
 }
 
-/** The schema with its references resolved; what every other function here reads. */
+/**
+ * The schema with its references resolved; what every other function here reads. Throws SchemaTooLarge
+ * when it expands past MAX_SCHEMA_NODES (the exported readers below catch it).
+ */
+function resolveWithin(schema: JsonSchema | undefined, budget: Budget): JsonSchema | undefined {
+  return schema ? (dereference(schema, schema, [], budget) as JsonSchema) : undefined;
+}
+
+/** The schema with its references resolved, or undefined when it expands past MAX_SCHEMA_NODES. */
 export function resolveSchema(schema: JsonSchema | undefined): JsonSchema | undefined {
-  return schema ? (dereference(schema, schema, []) as JsonSchema) : undefined;
+  return withinBudget(() => resolveWithin(schema, { used: 0 }), undefined);
+}
+
+function withinBudget<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof SchemaTooLarge) return fallback;
+    throw error;
+  }
+}
+
+/**
+ * Why the form cannot show this schema (it expands past MAX_SCHEMA_NODES nodes or fields), or undefined
+ * when it can. The form then offers the JSON editor only, with this note; `fieldsFromSchema` is empty, and
+ * `parametersFromValue` sends what the JSON editor holds.
+ */
+export function schemaTooLargeNote(schema: JsonSchema | undefined): string | undefined {
+  try {
+    const budget: Budget = { used: 0 };
+    const resolved = resolveWithin(schema, budget);
+    if (resolved) fieldsOf(resolved, budget);
+    return undefined;
+  } catch (error) {
+    if (error instanceof SchemaTooLarge) return error.message;
+    throw error;
+  }
 }
 
 // Reading one schema
@@ -304,7 +365,8 @@ const NUMBER_KEYWORDS = [
   'maxItems',
 ] as const;
 
-function fieldFromSchema(name: string, property: unknown, required: boolean): FormField {
+function fieldFromSchema(name: string, property: unknown, required: boolean, budget: Budget): FormField {
+  spend(budget);
   const schema = simplify(isObject(property) ? property : {});
   const choices = choicesOf(schema);
   const union = choices ? undefined : unionBranches(schema);
@@ -333,27 +395,27 @@ function fieldFromSchema(name: string, property: unknown, required: boolean): Fo
   }
   if (typeof schema.pattern === 'string') field.pattern = schema.pattern;
   if (type === 'string' && looksMultiline(name, schema)) field.multiline = true;
-  if (type === 'object') field.children = fieldsOf(schema);
+  if (type === 'object') field.children = fieldsOf(schema, budget);
   if (type === 'array' && isObject(schema.items)) {
     field.items = schema.items;
     if (itemSchema && declaredType(itemSchema) === 'object' && !choicesOf(itemSchema)) {
-      field.children = fieldsOf(itemSchema);
+      field.children = fieldsOf(itemSchema, budget);
     }
   }
   if (union) {
-    field.variants = union.schemas.map((branch) => fieldFromSchema(name, branch, required));
+    field.variants = union.schemas.map((branch) => fieldFromSchema(name, branch, required, budget));
     field.variantLabels = union.labels;
   }
   field.value = defaultValue(field, schema);
   return field;
 }
 
-function fieldsOf(schema: JsonSchema): FormField[] {
+function fieldsOf(schema: JsonSchema, budget: Budget): FormField[] {
   const simplified = simplify(schema);
   const properties = isObject(simplified.properties) ? simplified.properties : {};
   const required = Array.isArray(simplified.required) ? simplified.required : [];
   return Object.entries(properties).map(([name, property]) =>
-    fieldFromSchema(name, property, required.includes(name)),
+    fieldFromSchema(name, property, required.includes(name), budget),
   );
 }
 
@@ -361,9 +423,13 @@ function valueOf(fields: FormField[]): Record<string, unknown> {
   return Object.fromEntries(fields.map((field) => [field.name, field.value]));
 }
 
+/** The form's fields; none when the schema is too large for a form (see `schemaTooLargeNote`). */
 export function fieldsFromSchema(schema: JsonSchema | undefined): FormField[] {
-  const resolved = resolveSchema(schema);
-  return resolved ? fieldsOf(resolved) : [];
+  return withinBudget(() => {
+    const budget: Budget = { used: 0 };
+    const resolved = resolveWithin(schema, budget);
+    return resolved ? fieldsOf(resolved, budget) : [];
+  }, []);
 }
 
 export function initialValue(schema: JsonSchema | undefined): Record<string, unknown> {
@@ -376,11 +442,14 @@ export function initialValue(schema: JsonSchema | undefined): Record<string, unk
  */
 export function itemField(items: JsonSchema | undefined, index: number): FormField | undefined {
   if (!items) return undefined;
-  const schema = simplify(resolveSchema(items) ?? {});
-  const type = choicesOf(schema) ? 'enum' : declaredType(schema);
-  if (type === undefined || type === 'array' || type === 'null' || unionBranches(schema)) return undefined;
-  // Not `required`: whether an item is there at all is up to the array.
-  return fieldFromSchema(String(index), schema, false);
+  return withinBudget(() => {
+    const budget: Budget = { used: 0 };
+    const schema = simplify(resolveWithin(items, budget) ?? {});
+    const type = choicesOf(schema) ? 'enum' : declaredType(schema);
+    if (type === undefined || type === 'array' || type === 'null' || unionBranches(schema)) return undefined;
+    // Not `required`: whether an item is there at all is up to the array.
+    return fieldFromSchema(String(index), schema, false, budget);
+  }, undefined);
 }
 
 // Unions

@@ -9,6 +9,7 @@ import {
   validateValue,
   variantIndex,
   parametersFromValue,
+  schemaTooLargeNote,
   type JsonSchema,
 } from '../../extension/forms/forms.ts';
 
@@ -602,5 +603,67 @@ describe('unions in what is sent', () => {
     expect(parametersFromValue(schema, { n: true })).toEqual({ n: true });
     expect(parametersFromValue(schema, { n: 4 })).toEqual({ n: 4 });
     expect(parametersFromValue(schema, { n: undefined })).toEqual({});
+  });
+});
+
+/**
+ * Twelve `$defs`, each with six properties all referring to the next: 1.6 KB that expands to 6^12 nodes.
+ * Without a budget on the whole expansion, selecting such a tool freezes the page for good.
+ */
+function exponentialSchema(): JsonSchema {
+  const $defs: Record<string, JsonSchema> = {};
+  for (let i = 0; i < 12; i++) {
+    const next = i < 11 ? { $ref: `#/$defs/D${i + 1}` } : { type: 'string' };
+    $defs[`D${i}`] = {
+      type: 'object',
+      properties: Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((name) => [name, next])),
+    };
+  }
+  return { type: 'object', properties: { root: { $ref: '#/$defs/D0' } }, $defs };
+}
+
+describe('schemas too large for a form', { timeout: 10_000 }, () => {
+  it('gives up on a schema whose references expand past the budget, and says why', () => {
+    const schema = exponentialSchema();
+    expect(JSON.stringify(schema).length).toBeLessThan(3_000);
+    expect(schemaTooLargeNote(schema)).toBe(
+      'The schema expands to more than 5,000 fields; edit the arguments as JSON.',
+    );
+    expect(fieldsFromSchema(schema)).toEqual([]);
+    expect(initialValue(schema)).toEqual({});
+    expect(validateValue(schema, { root: 1 })).toEqual([]);
+    expect(missingRequired(schema, {})).toEqual([]);
+    // What the JSON editor holds is sent as it is.
+    expect(parametersFromValue(schema, { root: { a: 'x' }, extra: 1 })).toEqual({
+      root: { a: 'x' },
+      extra: 1,
+    });
+    expect(itemField(schema, 0)).toBeUndefined();
+  });
+
+  it('counts fields too: a large literal schema without references', () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 6_000 }, (_, i) => [`p${i}`, { type: 'string' }]),
+    );
+    expect(schemaTooLargeNote({ type: 'object', properties })).toMatch(/more than 5,000 fields/);
+    expect(fieldsFromSchema({ type: 'object', properties })).toEqual([]);
+  });
+
+  it('leaves ordinary schemas, recursive ones included, to the form', () => {
+    const tree: JsonSchema = {
+      type: 'object',
+      properties: { node: { $ref: '#/$defs/Node' } },
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            children: { type: 'array', items: { $ref: '#/$defs/Node' } },
+          },
+        },
+      },
+    };
+    expect(schemaTooLargeNote(tree)).toBeUndefined();
+    expect(fieldsFromSchema(tree).map((field) => field.name)).toEqual(['node']);
   });
 });

@@ -512,3 +512,24 @@ describe('SchemaForm JSON view shows what is sent', () => {
     expect(lastValue(wrapper)).toEqual({ message: 'm', email: '' });
   });
 });
+
+describe('a schema too large for the form', { timeout: 10_000 }, () => {
+  it('offers only the JSON editor and says why', async () => {
+    const $defs: Record<string, JsonSchema> = {};
+    for (let i = 0; i < 12; i++) {
+      const next = i < 11 ? { $ref: `#/$defs/D${i + 1}` } : { type: 'string' };
+      $defs[`D${i}`] = {
+        type: 'object',
+        properties: Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((name) => [name, next])),
+      };
+    }
+    const wrapper = mountForm({ type: 'object', properties: { root: { $ref: '#/$defs/D0' } }, $defs });
+    expect(wrapper.get('[data-testid="schema-too-large"]').text()).toBe(
+      'The schema expands to more than 5,000 fields; edit the arguments as JSON.',
+    );
+    expect(wrapper.find('[data-testid="raw-json"]').exists()).toBe(true);
+    expect(wrapper.get('[data-testid="mode-form"]').attributes('disabled')).toBeDefined();
+    await wrapper.get('[data-testid="raw-json"]').setValue('{"root": {"a": "x"}}');
+    expect(lastValue(wrapper)).toEqual({ root: { a: 'x' } });
+  });
+});
