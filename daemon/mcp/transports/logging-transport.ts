@@ -43,6 +43,7 @@ const MODERN_PROTOCOL_VERSION = '2026-07-28';
 /** JSON-RPC's error codes, as numbers: this module is loaded before the SDK is. */
 const INTERNAL_ERROR = -32603;
 const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
 
 const TOO_DEEP_TEXT = `nests objects and arrays more than ${MAX_MESSAGE_DEPTH} levels deep, more than the daemon passes on`;
 
@@ -78,6 +79,13 @@ export function malformedResponse(message: JSONRPCMessage): string | undefined {
   if (typeof text !== 'string')
     return `its error "message" is ${text === undefined ? 'missing' : `a JSON ${jsonType(text)}`}, not a string`;
   return undefined;
+}
+
+/** A request of the server's as an answer names it: by its method, unless that is no short string. */
+function requestNamed(message: JSONRPCMessage): string {
+  const { method } = message as { method: unknown };
+  // A method name of a megabyte is not repeated in the answer.
+  return typeof method === 'string' && method.length <= 100 ? `The ${method} request` : 'The request';
 }
 
 /** The JSON type of a value, as an error names it. */
@@ -226,7 +234,7 @@ export class LoggingTransport implements Transport {
       this.answerInstead(id, round, text, { reason: 'malformed-response', problem: malformed });
       return;
     }
-    if (this.refuseMalformedRequest(message)) return;
+    if (this.refuseMalformedRequest(message) || this.refuseModernRequest(message)) return;
     const nonObject = nonObjectResult(message);
     if (nonObject) {
       const text = `The server's result is ${nonObject === 'null' ? 'null' : `a JSON ${nonObject}`}, not an object as every MCP result is; the log shows what it sent`;
@@ -273,28 +281,42 @@ export class LoggingTransport implements Transport {
 
   /**
    * Answers a request of the server's that the SDK would drop unanswered (malformed-request.ts) with an
-   * error saying what is wrong; `true` when it did, and the request goes no further.
+   * error saying what is wrong; `true` when it did, and the request goes no further. One whose id is
+   * null, an object, a boolean or an array is answered with id null, as JSON-RPC 2.0 has it.
    */
   private refuseMalformedRequest(message: JSONRPCMessage): boolean {
     const id = answerableId(message);
     const malformed = id === undefined ? undefined : malformedRequest(message);
     if (id === undefined || !malformed) return false;
-    const { method } = message as { method: unknown };
-    // A method name of a megabyte is not repeated in the answer.
-    const named =
-      typeof method === 'string' && method.length <= 100 ? `The ${method} request` : 'The request';
-    const answer = {
-      jsonrpc: '2.0',
-      id,
-      error: {
-        code: malformed.code,
-        message: `${named} is malformed: ${malformed.problem}`,
-        data: { reason: 'malformed-request', problem: malformed.problem },
-      },
-    } as JSONRPCMessage;
+    const text = `${requestNamed(message)} is malformed: ${malformed.problem}`;
+    this.answerServer(id, malformed.code, text, { reason: 'malformed-request', problem: malformed.problem });
+    return true;
+  }
+
+  /**
+   * At 2026-07-28 a server sends no requests: it asks for input with an `input_required` result
+   * (multi round-trip requests, SEP-2322), and the request methods of earlier revisions are gone. The
+   * SDK drops such a request without an answer (and the server waits for ever); the daemon answers it
+   * "method not found", as a server answers a method it does not have, saying why. `true` when it did.
+   */
+  private refuseModernRequest(message: JSONRPCMessage): boolean {
+    if (!this.isModern || !('method' in message) || !('id' in message)) return false;
+    const version = this.protocolVersion ?? MODERN_PROTOCOL_VERSION;
+    const text =
+      `${requestNamed(message)} is not served: at protocol version ${version} a server sends the client ` +
+      'no requests, it asks for input with an input_required result';
+    this.answerServer(message.id, METHOD_NOT_FOUND, text, {
+      reason: 'server-request-not-in-protocol',
+      protocolVersion: version,
+    });
+    return true;
+  }
+
+  /** Sends the daemon's error answer to a request of the server's, logged as sent. */
+  private answerServer(id: RequestId | null, code: number, text: string, data: unknown): void {
+    const answer = { jsonrpc: '2.0', id, error: { code, message: text, data } } as JSONRPCMessage;
     this.log('send', answer);
     this.inner.send(answer).catch((error: unknown) => this.onerror?.(error as Error));
-    return true;
   }
 
   /** Whether the connection speaks the modern era: protocol versions compare as dates. */

@@ -198,15 +198,13 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  * Enough to tell a JSON-RPC message from any other line a server prints. The SDK's protocol layer checks
  * each message against the exact schemas of a request, a notification and a response (and reports one
  * that is none of them), so parsing it against the union of those schemas here as well, as the SDK's own
- * STDIO transport does, would check every message twice.
+ * STDIO transport does, would check every message twice. An object with a method and an id is a request
+ * even when its `jsonrpc` is not "2.0": it is passed on, to be answered with an error saying so
+ * (LoggingTransport), where a stray line would leave the server waiting for its answer for ever.
  */
 function isJsonRpcShaped(value: unknown): value is JSONRPCMessage {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    (value as { jsonrpc?: unknown }).jsonrpc === '2.0'
-  );
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return (value as { jsonrpc?: unknown }).jsonrpc === '2.0' || ('method' in value && 'id' in value);
 }
 
 /**
