@@ -2,6 +2,7 @@ import type { JSONRPCMessage, RequestOptions } from '@modelcontextprotocol/clien
 import type { JsonObject, McpTask } from '../../shared/api.ts';
 import { TASKS_EXTENSION_ID } from '../../shared/tasks.ts';
 import { McpError, UpstreamError } from '../errors.ts';
+import { paramsProblem } from './transports/malformed-request.ts';
 
 export { TASKS_EXTENSION_ID };
 
@@ -209,10 +210,13 @@ export function inputRequestsOf(task: McpTask): InputRequest[] {
         key,
       });
     }
-    if (entry.params !== undefined && !isObject(entry.params)) {
-      throw invalidTask(`the params of input request "${key}" must be an object`, {
+    // Checked as the same request of the server's is (malformed-request.ts), before the person sees it.
+    const malformed = paramsProblem(entry.method, entry.params);
+    if (malformed) {
+      throw invalidTask(`input request "${key}" (${entry.method}) is malformed: ${malformed.problem}`, {
         taskId: task.taskId,
         key,
+        problem: malformed.problem,
       });
     }
     return { key, method: entry.method, params: (entry.params as JsonObject | undefined) ?? {} };
@@ -299,23 +303,25 @@ export class ModernTasks {
       last = seen;
       if (isTerminal(task)) return endOf(task);
       if (task.status !== 'input_required') answered = new Set();
-      const asked = task.status === 'input_required' ? inputRequestsOf(task) : [];
-      const fresh = asked.filter((request) => !answered.has(request.key));
-      if (fresh.length > 0) {
-        const inputResponses: JsonObject = {};
-        try {
-          for (const request of fresh) {
-            inputResponses[request.key] = await this.host.answer(
-              request,
-              signal ?? new AbortController().signal,
-            );
-            answered.add(request.key);
-          }
-        } catch (error) {
-          // A request the person rejected (sampling) has no input response: the task cannot go on.
-          void this.host.request('tasks/cancel', { taskId, _meta: this.meta }).catch(() => {});
-          throw error;
+      const inputResponses: JsonObject = {};
+      let fresh: InputRequest[];
+      try {
+        const asked = task.status === 'input_required' ? inputRequestsOf(task) : [];
+        fresh = asked.filter((request) => !answered.has(request.key));
+        for (const request of fresh) {
+          inputResponses[request.key] = await this.host.answer(
+            request,
+            signal ?? new AbortController().signal,
+          );
+          answered.add(request.key);
         }
+      } catch (error) {
+        // Input requests the daemon cannot put to the person (malformed), or one the person rejected
+        // (sampling), have no input response: the task cannot go on, and is not left waiting for one.
+        void this.host.request('tasks/cancel', { taskId, _meta: this.meta }).catch(() => {});
+        throw error;
+      }
+      if (fresh.length > 0) {
         await this.host.request('tasks/update', { taskId, inputResponses, _meta: this.meta }, options);
         continue;
       }

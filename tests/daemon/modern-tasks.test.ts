@@ -245,6 +245,42 @@ describe('MCP tasks at the modern era (the tasks extension)', () => {
     expect(good.body).not.toHaveProperty('resultProblem');
   });
 
+  it('refuses what a task asks that is malformed before the person sees it, and cancels the task', async () => {
+    const d = await startWithModernTasks();
+    /** What each flavour of the fixture's `malformed_ask` asks, and what the daemon says is wrong. */
+    const flavours: Record<string, string> = {
+      'elicitation-empty':
+        'input request "ask" (elicitation/create) is malformed: its "params.message" is missing',
+      'elicitation-schema-string':
+        'input request "ask" (elicitation/create) is malformed: its "params.requestedSchema" is "yes/no", not an object',
+      'sampling-messages-missing':
+        'input request "ask" (sampling/createMessage) is malformed: its "params.messages" is missing',
+      'unknown-method': 'input request "ask" must be elicitation/create, sampling/createMessage, roots/list',
+    };
+    for (const [flavour, problem] of Object.entries(flavours)) {
+      const created = await execute(d, {
+        serverId: 'modern',
+        toolName: 'malformed_ask',
+        parameters: { flavour },
+        runAsTask: true,
+      });
+      expect(created.status, flavour).toBe(200);
+      const taskId: string = created.body.task.taskId;
+      const result = await tasksApi(d, 'result', { serverId: 'modern', taskId });
+      expect(result.status, flavour).toBe(502);
+      expect(result.body, flavour).toMatchObject({
+        code: 'upstream_failed',
+        error: `The server sent an invalid task: ${problem}`,
+        mcpError: { code: 'INVALID_TASK' },
+      });
+      // Nothing was put to the person, and the task does not wait on the server for an answer.
+      expect(d.daemon.executions.activeExecution, flavour).toBeUndefined();
+      await expect.poll(() => sent(d, 'tasks/cancel').some((m) => m.params?.taskId === taskId)).toBe(true);
+      const cancelled = await pollUntil(d, taskId, ['cancelled']);
+      expect(cancelled.status, flavour).toBe('cancelled');
+    }
+  });
+
   it('refuses a hostile task, an unknown one, and tasks of a server without the extension', async () => {
     const d = await startWithModernTasks();
     for (const flavour of ['taskId', 'status', 'pollIntervalMs']) {
