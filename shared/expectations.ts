@@ -4,7 +4,8 @@
  * every request of an exported collection. Everything here is pure: no DOM, no Node.
  */
 import { exceedsDepth, MAX_MESSAGE_DEPTH } from './json-depth.ts';
-import { validateStructuredContent } from './output-validation.ts';
+import { hasPatterns, PATTERNS_PENDING, validateStructuredContent } from './output-validation.ts';
+import { PATTERN_BUDGET_MS, patternTimeoutNote, type TimeGuard } from './time-guard.ts';
 
 /** A JSON path in a small JSONPath subset: `$`, `.name`, `["name"]`, `[0]`, `[*]` and `.*`. */
 export type JsonPath = string;
@@ -64,6 +65,42 @@ export interface ExpectationOutcome {
   pass: boolean;
   /** One sentence: what was found, and on failure what was expected instead. */
   message: string;
+  /** A regular expression was not run to its end (see time-guard.ts): not passed, and not failed either. */
+  notChecked?: true;
+}
+
+export interface CheckOptions {
+  /**
+   * Runs each regular expression (a `matches` or `/text/` pattern, the outputSchema's patterns) within a
+   * time budget: on text a server sent, a pattern can backtrack for hours. Without one such expectations
+   * are not checked (`needsGuard` tells which; the panel checks them in a worker).
+   */
+  guard?: TimeGuard;
+  budgetMs?: number;
+}
+
+/** Said of a regular expression left unrun for want of a guard. */
+const NO_GUARD_NOTE = 'pattern not checked here: it needs a time limit';
+
+class NotChecked extends Error {}
+
+/** Whether checking this expectation runs a regular expression on the result. */
+export function needsGuard(expectation: Expectation, context: ExpectationContext): boolean {
+  if (expectation.kind === 'jsonPath') return expectation.op === 'matches';
+  if (expectation.kind === 'text') return /^\/[\s\S]+\/[a-z]*$/.test(expectation.text);
+  if (expectation.kind === 'outputSchema') {
+    return context.outputSchema !== undefined && hasPatterns(context.outputSchema);
+  }
+  return false;
+}
+
+/** `work` within the guard's budget; throws NotChecked when cut short or when there is no guard. */
+function guarded<T>(work: () => T, options: CheckOptions): T {
+  if (!options.guard) throw new NotChecked(NO_GUARD_NOTE);
+  const budgetMs = options.budgetMs ?? PATTERN_BUDGET_MS;
+  const done = options.guard(work, budgetMs);
+  if (!done) throw new NotChecked(patternTimeoutNote(budgetMs));
+  return done.value;
 }
 
 /** Values quoted in messages are cut to this many characters: a result may be megabytes. */
@@ -77,18 +114,26 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function checkExpectations(
   expectations: readonly Expectation[],
   context: ExpectationContext,
+  options: CheckOptions = {},
 ): ExpectationOutcome[] {
   return expectations.map((expectation) => {
     try {
-      return { expectation, ...checkOne(expectation, context) };
+      return { expectation, ...checkOne(expectation, context, options) };
     } catch (error) {
+      if (error instanceof NotChecked) {
+        return { expectation, pass: false, notChecked: true, message: `Not checked: ${error.message}` };
+      }
       const reason = error instanceof Error ? error.message : String(error);
       return { expectation, pass: false, message: `Could not be checked: ${reason}` };
     }
   });
 }
 
-function checkOne(expectation: Expectation, context: ExpectationContext): { pass: boolean; message: string } {
+function checkOne(
+  expectation: Expectation,
+  context: ExpectationContext,
+  options: CheckOptions,
+): { pass: boolean; message: string } {
   const { result } = context;
   const isError = isObject(result) && result.isError === true;
   switch (expectation.kind) {
@@ -101,11 +146,11 @@ function checkOne(expectation: Expectation, context: ExpectationContext): { pass
         ? { pass: true, message: 'The tool reported an error, as expected' }
         : { pass: false, message: 'Expected an error (isError: true), but the call succeeded' };
     case 'outputSchema':
-      return checkOutputSchema(context);
+      return checkOutputSchema(context, options);
     case 'jsonPath':
-      return checkJsonPath(expectation, result);
+      return checkJsonPath(expectation, result, options);
     case 'text':
-      return checkText(expectation.text, result);
+      return checkText(expectation.text, result, options);
     case 'latency':
       return checkLatency(expectation.maxMs, context.latencyMs);
     case 'snapshot':
@@ -118,16 +163,30 @@ function checkOne(expectation: Expectation, context: ExpectationContext): { pass
   }
 }
 
-function checkOutputSchema(context: ExpectationContext): { pass: boolean; message: string } {
+function checkOutputSchema(
+  context: ExpectationContext,
+  options: CheckOptions,
+): { pass: boolean; message: string } {
   if (context.outputSchema === undefined) {
     return { pass: false, message: 'The tool declares no outputSchema to validate against' };
   }
   if (!isObject(context.result)) return { pass: false, message: 'The result is not an object' };
-  const validation = validateStructuredContent(context.outputSchema, context.result);
+  const validation = validateStructuredContent(context.outputSchema, context.result, {
+    guard: options.guard,
+    budgetMs: options.budgetMs,
+  });
   if (!validation.checked) {
     return { pass: false, message: 'The result is an error without structuredContent; nothing to validate' };
   }
-  if (validation.problems.length === 0) return { pass: true, message: 'Valid against outputSchema' };
+  const unchecked = validation.patternsNotChecked;
+  if (validation.problems.length === 0) {
+    if (unchecked !== undefined) {
+      throw new NotChecked(
+        `${unchecked === PATTERNS_PENDING ? NO_GUARD_NOTE : unchecked}; the rest of the outputSchema holds`,
+      );
+    }
+    return { pass: true, message: 'Valid against outputSchema' };
+  }
   const first = validation.problems.slice(0, 3).map((p) => `${p.path || '(result)'} ${p.message}`);
   const more = validation.problems.length > 3 ? ` (and ${validation.problems.length - 3} more)` : '';
   return { pass: false, message: `Does not match outputSchema: ${first.join('; ')}${more}` };
@@ -136,6 +195,7 @@ function checkOutputSchema(context: ExpectationContext): { pass: boolean; messag
 function checkJsonPath(
   expectation: Extract<Expectation, { kind: 'jsonPath' }>,
   result: unknown,
+  options: CheckOptions,
 ): { pass: boolean; message: string } {
   const parsed = parseJsonPath(expectation.path);
   if (typeof parsed === 'string') return { pass: false, message: parsed };
@@ -170,7 +230,10 @@ function checkJsonPath(
       const regex = toRegExp(expectation.pattern, true);
       if (typeof regex === 'string') return { pass: false, message: regex };
       if (found.length === 0) return { pass: false, message: `${path} matches nothing in the result` };
-      const hit = found.find((value) => regex.test(typeof value === 'string' ? value : safeJson(value)));
+      const hit = guarded(
+        () => found.find((value) => regex.test(typeof value === 'string' ? value : safeJson(value))),
+        options,
+      );
       return hit !== undefined
         ? { pass: true, message: `${path} matches ${regex}` }
         : {
@@ -219,7 +282,7 @@ function checkComparison(
   };
 }
 
-function checkText(text: string, result: unknown): { pass: boolean; message: string } {
+function checkText(text: string, result: unknown, options: CheckOptions): { pass: boolean; message: string } {
   const all = allText(result);
   const regex = toRegExp(text, false);
   if (typeof regex === 'string') return { pass: false, message: regex };
@@ -228,7 +291,7 @@ function checkText(text: string, result: unknown): { pass: boolean; message: str
       ? { pass: true, message: `The text contains ${quote(text)}` }
       : { pass: false, message: `Expected the text to contain ${quote(text)}, got ${quote(all)}` };
   }
-  return regex.test(all)
+  return guarded(() => regex.test(all), options)
     ? { pass: true, message: `The text matches ${regex}` }
     : { pass: false, message: `Expected the text to match ${regex}, got ${quote(all)}` };
 }

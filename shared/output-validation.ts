@@ -4,6 +4,7 @@
  */
 import { Validator } from '@cfworker/json-schema';
 import type { OutputUnit, Schema, SchemaDraft } from '@cfworker/json-schema';
+import { PATTERN_BUDGET_MS, patternTimeoutNote, type TimeGuard } from './time-guard.ts';
 
 export interface OutputProblem {
   /** JSON Pointer into `structuredContent` (`/` is its root); empty when the problem is the result itself. */
@@ -15,7 +16,24 @@ export interface OutputValidation {
   /** False when there was nothing to check: no outputSchema, or an error result without structuredContent. */
   checked: boolean;
   problems: OutputProblem[];
+  /**
+   * Set when the schema's regular expressions (`pattern`, `patternProperties`) were not run: what was
+   * checked is everything else, and this says why the patterns were not (see time-guard.ts).
+   */
+  patternsNotChecked?: string;
 }
+
+export interface ValidationOptions {
+  /**
+   * Runs the validation within a time budget when the schema has patterns. Without one, patterns are not
+   * run at all (`patternsNotChecked` says so): a server's pattern must never run unbounded.
+   */
+  guard?: TimeGuard;
+  budgetMs?: number;
+}
+
+/** Said when no guard was given: the caller checks the patterns elsewhere (the panel: in a worker). */
+export const PATTERNS_PENDING = 'patterns not checked yet';
 
 /** Keywords whose error only summarises errors found in their subschemas. */
 const APPLICATORS = new Set([
@@ -52,6 +70,71 @@ const MEMBER_APPLICATORS = new Set([
 ]);
 
 export function validateStructuredContent(
+  outputSchema: Record<string, unknown> | undefined,
+  result: Record<string, unknown>,
+  options: ValidationOptions = {},
+): OutputValidation {
+  if (outputSchema === undefined || !hasPatterns(outputSchema)) return validateNow(outputSchema, result);
+  const budgetMs = options.budgetMs ?? PATTERN_BUDGET_MS;
+  const guarded = options.guard?.(() => validateNow(outputSchema, result), budgetMs);
+  if (guarded) return guarded.value;
+  const rest = validateNow(withoutPatterns(outputSchema) as Record<string, unknown>, result);
+  return { ...rest, patternsNotChecked: options.guard ? patternTimeoutNote(budgetMs) : PATTERNS_PENDING };
+}
+
+/** Keywords whose value maps names to subschemas (not keywords themselves). */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Keywords whose values are data, not schemas. */
+const DATA = new Set(['const', 'enum', 'default', 'examples']);
+
+/** Whether a schema anywhere holds a `pattern` or `patternProperties` (iterative: schemas can be deep). */
+export function hasPatterns(schema: unknown): boolean {
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (typeof node === 'object' && node !== null) {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'pattern' && typeof value === 'string') return true;
+        if (key === 'patternProperties' && typeof value === 'object' && value !== null) return true;
+        if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null) {
+          stack.push(...Object.values(value));
+        } else if (!DATA.has(key)) stack.push(value);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * The schema without its patterns: `pattern` dropped, and `patternProperties` with the
+ * `additionalProperties` and `unevaluatedProperties` beside it (which keys those cover depends on the
+ * patterns), so that what remains is checked without running a server's regular expression.
+ */
+export function withoutPatterns(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutPatterns);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const node = schema as Record<string, unknown>;
+  const dropsMembers = typeof node.patternProperties === 'object' && node.patternProperties !== null;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'pattern' && typeof value === 'string') continue;
+    if (
+      dropsMembers &&
+      ['patternProperties', 'additionalProperties', 'unevaluatedProperties'].includes(key)
+    ) {
+      continue;
+    }
+    if (SCHEMA_MAPS.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      copy[key] = Object.fromEntries(
+        Object.entries(value).map(([name, sub]) => [name, withoutPatterns(sub)]),
+      );
+    } else copy[key] = DATA.has(key) ? value : withoutPatterns(value);
+  }
+  return copy;
+}
+
+function validateNow(
   outputSchema: Record<string, unknown> | undefined,
   result: Record<string, unknown>,
 ): OutputValidation {

@@ -5,6 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { checkExpectations, describeExpectation, type Expectation } from '../../shared/expectations.ts';
+import { vmTimeGuard } from '../time-guard.ts';
 import type { SavedRequest } from '../../shared/saved-requests.ts';
 import { EXIT } from './exit-codes.ts';
 import { classify, CommandError, guarded, usageError } from './failure.ts';
@@ -196,11 +197,13 @@ async function runRequest(
     const type = failure.exitCode === EXIT.connection ? 'ConnectionError' : 'ServerError';
     return { name: request.title, className, seconds, error: { message: failure.message, type } };
   }
-  const outcomes = checkExpectations(expectations, {
-    result,
-    latencyMs,
-    ...(outputSchema && { outputSchema }),
-  });
+  // The expectations' regular expressions (and the outputSchema's patterns) run on what the server sent:
+  // each within a time budget, past which it is reported as not checked, and the request fails.
+  const outcomes = checkExpectations(
+    expectations,
+    { result, latencyMs, ...(outputSchema && { outputSchema }) },
+    { guard: vmTimeGuard },
+  );
   const failed = outcomes.filter((o) => !o.pass);
   // A result that breaks the protocol's schema is checked as it came, and fails the request whatever held.
   const broken =

@@ -12,6 +12,10 @@ import {
   valueForEquals,
 } from '../../shared/expectations.ts';
 import { parseSavedRequestsExport } from '../../shared/saved-requests.ts';
+import { vmTimeGuard } from '../../daemon/time-guard.ts';
+
+/** As `inspector-daemon test` checks them: each regular expression within a time budget. */
+const guarded = { guard: vmTimeGuard };
 
 const echo = { content: [{ type: 'text', text: 'Echo: hello' }] };
 const failed = { content: [{ type: 'text', text: 'Invalid arguments: message is required' }], isError: true };
@@ -33,7 +37,7 @@ function one(
   result: unknown,
   extra: { latencyMs?: number; outputSchema?: Record<string, unknown> } = {},
 ) {
-  const [outcome] = checkExpectations([expectation], { result, ...extra });
+  const [outcome] = checkExpectations([expectation], { result, ...extra }, guarded);
   return outcome!;
 }
 
@@ -245,6 +249,7 @@ describe('checkExpectations', () => {
           { kind: 'text', text: '/hello/g' },
         ],
         { result: echo },
+        guarded,
       );
       expect(twice.map((o) => o.pass)).toEqual([true, true]);
     });
@@ -367,6 +372,7 @@ describe('checkExpectations', () => {
           { kind: 'text', text: '/1999:x+$/' },
         ],
         { result: huge },
+        guarded,
       );
       expect(outcomes.map((o) => o.pass)).toEqual([false, true, false, true]);
       expect(outcomes[0]!.message.length).toBeLessThan(300);
@@ -546,5 +552,64 @@ describe('paths for the panel', () => {
     for (const path of paths) expect(queryJsonPath(path, value)).toHaveLength(1);
     expect(leafPaths(value, 2)).toEqual(['$.content[0].type', '$.content[0].text']);
     expect(leafPaths('plain', 10)).toEqual(['$']);
+  });
+});
+
+describe('regular expressions that backtrack catastrophically', { timeout: 10_000 }, () => {
+  // `^(a|a)*$` on forty `a`s and a `!` backtracks 2^40 times: hours, were it not cut short.
+  const evil = 'a'.repeat(40) + '!';
+  const result = {
+    content: [{ type: 'text', text: evil }],
+    structuredContent: { x: evil },
+  };
+  const budget = { guard: vmTimeGuard, budgetMs: 200 };
+
+  it('a matches expectation is not checked past the time budget, and says so', () => {
+    const [outcome] = checkExpectations(
+      [{ kind: 'jsonPath', path: '$.structuredContent.x', op: 'matches', pattern: '^(a|a)*$' }],
+      { result },
+      budget,
+    );
+    expect(outcome).toMatchObject({
+      pass: false,
+      notChecked: true,
+      message: 'Not checked: pattern not checked: it took longer than 200 ms',
+    });
+  });
+
+  it('a /text/ expectation likewise', () => {
+    const [outcome] = checkExpectations([{ kind: 'text', text: '/^(a|a)*$/' }], { result }, budget);
+    expect(outcome).toMatchObject({ pass: false, notChecked: true });
+  });
+
+  it("an outputSchema's pattern likewise; the rest of the schema is still checked", () => {
+    const outputSchema = {
+      type: 'object',
+      properties: { x: { type: 'string', pattern: '^(a|a)*$' } },
+    };
+    const [outcome] = checkExpectations([{ kind: 'outputSchema' }], { result, outputSchema }, budget);
+    expect(outcome).toMatchObject({
+      pass: false,
+      notChecked: true,
+      message:
+        'Not checked: pattern not checked: it took longer than 200 ms; the rest of the outputSchema holds',
+    });
+    const wrongType = { type: 'object', properties: { x: { type: 'number', pattern: '^(a|a)*$' } } };
+    const [typed] = checkExpectations(
+      [{ kind: 'outputSchema' }],
+      { result, outputSchema: wrongType },
+      budget,
+    );
+    expect(typed!.pass).toBe(false);
+    expect(typed!.message).toMatch(/Does not match outputSchema: \/x/);
+  });
+
+  it('without a time guard, no regular expression runs: it is reported as not checked', () => {
+    const [outcome] = checkExpectations([{ kind: 'text', text: '/^(a|a)*$/' }], { result });
+    expect(outcome).toMatchObject({
+      pass: false,
+      notChecked: true,
+      message: 'Not checked: pattern not checked here: it needs a time limit',
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateStructuredContent } from '../../shared/output-validation.ts';
+import { vmTimeGuard } from '../../daemon/time-guard.ts';
 
 const countSchema = {
   type: 'object',
@@ -159,5 +160,65 @@ describe('validateStructuredContent', () => {
     expect(outcome.problems).toEqual([
       { path: '', message: expect.stringMatching(/outputSchema cannot be applied/) },
     ]);
+  });
+});
+
+describe('patterns that backtrack catastrophically', { timeout: 10_000 }, () => {
+  // `^(a|a)*$` on forty `a`s and a `!` backtracks 2^40 times: hours, were it not cut short.
+  const evil = 'a'.repeat(40) + '!';
+  const outputSchema = {
+    type: 'object',
+    properties: { x: { type: 'string', pattern: '^(a|a)*$' }, n: { type: 'number' } },
+  };
+
+  it('without a guard the patterns are not run, the rest is checked, and the result says so', () => {
+    const validation = validateStructuredContent(outputSchema, { structuredContent: { x: evil, n: 'one' } });
+    expect(validation.patternsNotChecked).toBe('patterns not checked yet');
+    expect(validation.problems).toEqual([{ path: '/n', message: expect.stringMatching(/type/) }]);
+  });
+
+  it('with a guard a pattern past the budget is reported as not checked', () => {
+    const validation = validateStructuredContent(
+      outputSchema,
+      { structuredContent: { x: evil, n: 1 } },
+      { guard: vmTimeGuard, budgetMs: 200 },
+    );
+    expect(validation).toEqual({
+      checked: true,
+      problems: [],
+      patternsNotChecked: 'pattern not checked: it took longer than 200 ms',
+    });
+  });
+
+  it('patternProperties keys too; the additionalProperties beside them are left unchecked with them', () => {
+    const schema = {
+      type: 'object',
+      patternProperties: { '^(a|a)*$': { type: 'number' } },
+      additionalProperties: false,
+    };
+    const validation = validateStructuredContent(
+      schema,
+      { structuredContent: { [evil]: 1 } },
+      { guard: vmTimeGuard, budgetMs: 200 },
+    );
+    expect(validation.patternsNotChecked).toBe('pattern not checked: it took longer than 200 ms');
+    expect(validation.problems).toEqual([]);
+  });
+
+  it('a pattern that answers in time is checked as before', () => {
+    const validation = validateStructuredContent(
+      outputSchema,
+      { structuredContent: { x: 'b', n: 1 } },
+      { guard: vmTimeGuard },
+    );
+    expect(validation.patternsNotChecked).toBeUndefined();
+    expect(validation.problems).toEqual([{ path: '/x', message: 'String does not match pattern.' }]);
+  });
+
+  it('a property named pattern is no pattern', () => {
+    const schema = { type: 'object', properties: { pattern: { type: 'string' } } };
+    const validation = validateStructuredContent(schema, { structuredContent: { pattern: 1 } });
+    expect(validation.patternsNotChecked).toBeUndefined();
+    expect(validation.problems).toHaveLength(1);
   });
 });
