@@ -94,3 +94,111 @@ describe('a server over WebSocket (the daemon’s own transport)', () => {
     expect(connected.body.error).toContain(`Connection refused at ws://127.0.0.1:${port}/`);
   });
 });
+
+/**
+ * A hostile MCP server over WebSocket in this process, answering by hand: `big` answers with a text of
+ * `bytes` characters, `ask` first sends the daemon an `elicitation/create` whose params are null and
+ * answers with what came back; any other request gets "method not found".
+ */
+async function startHostileServer(): Promise<{ port: number; answers: unknown[] }> {
+  const { WebSocketServer } = await import('ws');
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mcp' });
+  onTestFinished(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+  const answers: unknown[] = [];
+  wss.on('connection', (socket) => {
+    const send = (message: unknown): void => socket.send(JSON.stringify(message));
+    let pendingAsk: unknown;
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as {
+        id?: unknown;
+        method?: string;
+        params?: { protocolVersion?: string; name?: string; arguments?: { bytes?: number } };
+      };
+      const { id, method, params } = message;
+      if (method === undefined) {
+        // The daemon's answer to the server's own request.
+        answers.push(message);
+        send({ jsonrpc: '2.0', id: pendingAsk, result: { content: [{ type: 'text', text: 'answered' }] } });
+        return;
+      }
+      if (id === undefined) return;
+      if (method === 'initialize') {
+        send({
+          jsonrpc: '2.0',
+          id,
+          result: {
+            protocolVersion: params?.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'hostile-ws', version: '1.0.0' },
+          },
+        });
+      } else if (method === 'tools/list') {
+        const schema = { type: 'object' };
+        send({
+          jsonrpc: '2.0',
+          id,
+          result: {
+            tools: [
+              { name: 'big', inputSchema: schema },
+              { name: 'ask', inputSchema: schema },
+            ],
+          },
+        });
+      } else if (method === 'tools/call' && params?.name === 'big') {
+        const text = 'w'.repeat(params.arguments?.bytes ?? 0);
+        send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+      } else if (method === 'tools/call' && params?.name === 'ask') {
+        pendingAsk = id;
+        send({ jsonrpc: '2.0', id: 'ask-1', method: 'elicitation/create', params: null });
+      } else {
+        send({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  return { port: (wss.address() as { port: number }).port, answers };
+}
+
+describe('a hostile server over WebSocket', () => {
+  it('holds its messages to maxMessageBytes and answers its malformed requests', async () => {
+    const MiB = 1024 * 1024;
+    const { port, answers } = await startHostileServer();
+    const d = await startDaemon({ maxMessageBytes: MiB });
+    onTestFinished(() => d.close());
+    expect(
+      (
+        await d.api('PUT', '/api/mcp/servers/ws', {
+          config: { transport: 'websocket', url: `ws://127.0.0.1:${port}/` },
+        })
+      ).status,
+    ).toBe(201);
+    const call = (toolName: string, bytes = 0) =>
+      d.api('POST', '/api/mcp/tools/execute', { serverId: 'ws', toolName, parameters: { bytes } });
+
+    const small = await call('big', 1000);
+    expect(small.status).toBe(200);
+    expect(textOf(small.body.result)).toHaveLength(1000);
+
+    const tooLarge = await call('big', 2 * MiB);
+    expect(tooLarge.status).toBe(502);
+    expect(tooLarge.body).toMatchObject({ code: 'upstream_failed', mcpError: { code: 'MESSAGE_TOO_LARGE' } });
+    expect(tooLarge.body.error).toContain("larger than the daemon's limit of 1 MiB");
+
+    // The next call connects again.
+    const again = await call('big', 10);
+    expect(again.status).toBe(200);
+
+    const asked = await call('ask');
+    expect(asked.status).toBe(200);
+    expect(answers).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 'ask-1',
+        error: expect.objectContaining({
+          code: -32602,
+          message: expect.stringContaining('The elicitation/create request is malformed'),
+        }),
+      },
+    ]);
+  });
+});

@@ -58,6 +58,6 @@ export function createTransport(
         new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider, fetch }),
       );
     case 'websocket':
-      return new WebSocketTransport(url, headers);
+      return new WebSocketTransport(url, headers, limit, (error) => stdio.onMessageTooLarge?.(error));
   }
 }

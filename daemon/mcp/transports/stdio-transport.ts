@@ -53,18 +53,25 @@ export class MessageTooLargeError extends Error {
   override name = 'MessageTooLargeError';
   readonly code = 'MESSAGE_TOO_LARGE';
   constructor(
-    /** Bytes of the line read when it passed the limit: the message is at least this long. */
-    readonly received: number,
+    /**
+     * Bytes of the message read when it passed the limit: it is at least this long. Unknown for a
+     * WebSocket frame, refused by the length its header gives before any of it is read.
+     */
+    readonly received: number | undefined,
     readonly limit: number,
   ) {
     super(
-      `The server sent a message of more than ${formatBytes(limit)} (${received.toLocaleString('en-US')} bytes had arrived without its end), ` +
-        `past the daemon's limit of ${formatBytes(limit)} (option maxMessageBytes)`,
+      received === undefined
+        ? `The server sent a message larger than the daemon's limit of ${formatBytes(limit)} (option maxMessageBytes)`
+        : `The server sent a message of more than ${formatBytes(limit)} (${received.toLocaleString('en-US')} bytes had arrived without its end), ` +
+            `past the daemon's limit of ${formatBytes(limit)} (option maxMessageBytes)`,
     );
   }
 
-  get data(): { received: number; limit: number } {
-    return { received: this.received, limit: this.limit };
+  get data(): { received?: number; limit: number } {
+    return this.received === undefined
+      ? { limit: this.limit }
+      : { received: this.received, limit: this.limit };
   }
 }
 
@@ -202,7 +209,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  * even when its `jsonrpc` is not "2.0": it is passed on, to be answered with an error saying so
  * (LoggingTransport), where a stray line would leave the server waiting for its answer for ever.
  */
-function isJsonRpcShaped(value: unknown): value is JSONRPCMessage {
+export function isJsonRpcShaped(value: unknown): value is JSONRPCMessage {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   return (value as { jsonrpc?: unknown }).jsonrpc === '2.0' || ('method' in value && 'id' in value);
 }

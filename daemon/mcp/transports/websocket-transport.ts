@@ -1,5 +1,7 @@
-import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type WebSocket from 'ws';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './message-limit.ts';
+import { isJsonRpcShaped, MessageTooLargeError } from './stdio-transport.ts';
 
 /** The WebSocket subprotocol MCP servers answer on. */
 const SUBPROTOCOL = 'mcp';
@@ -18,6 +20,9 @@ export class WebSocketTransport implements Transport {
   constructor(
     private readonly url: URL,
     private readonly headers: Record<string, string> = {},
+    /** The largest message the server may send (its frames together); past it the connection is reset. */
+    private readonly maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+    private readonly onMessageTooLarge?: (error: MessageTooLargeError) => void,
   ) {}
 
   async start(): Promise<void> {
@@ -25,7 +30,10 @@ export class WebSocketTransport implements Transport {
     // Loaded when a WebSocket server connects, as the live channel loads it when a client does.
     const { WebSocket } = await import('ws');
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.url, SUBPROTOCOL, { headers: this.headers });
+      const socket = new WebSocket(this.url, SUBPROTOCOL, {
+        headers: this.headers,
+        maxPayload: this.maxMessageBytes,
+      });
       this.socket = socket;
       let open = false;
       socket.on('open', () => {
@@ -39,22 +47,39 @@ export class WebSocketTransport implements Transport {
         socket.terminate();
         reject(error);
       });
-      socket.on('error', (error) => {
+      socket.on('error', (error: Error & { code?: string }) => {
         if (!open) reject(error);
+        if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+          // ws refused a message past maxPayload by the length its frames give, before reading it, and
+          // closes the connection (1009): it is reset as an HTTP server's is, the call failing with why.
+          const tooLarge = new MessageTooLargeError(undefined, this.maxMessageBytes);
+          this.onMessageTooLarge?.(tooLarge);
+          this.onerror?.(tooLarge);
+          return;
+        }
         this.onerror?.(error);
       });
       socket.on('close', () => {
         if (open) this.onclose?.();
       });
       socket.on('message', (data) => {
-        let message: JSONRPCMessage;
+        const text = Array.isArray(data)
+          ? Buffer.concat(data).toString('utf8')
+          : Buffer.from(data as ArrayBuffer).toString('utf8');
+        let message: unknown;
         try {
-          const text = Array.isArray(data)
-            ? Buffer.concat(data).toString('utf8')
-            : Buffer.from(data as ArrayBuffer).toString('utf8');
-          message = parseJSONRPCMessage(JSON.parse(text));
+          message = JSON.parse(text);
         } catch (error) {
-          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          this.onerror?.(error as Error);
+          return;
+        }
+        // Checked as a STDIO line is, not against the SDK's schemas: a request that breaks them is still
+        // a request, which LoggingTransport answers with an error saying what is wrong, where the
+        // schemas' refusal left it unanswered and the server waiting for ever.
+        if (!isJsonRpcShaped(message)) {
+          this.onerror?.(
+            new Error(`The server sent a frame that is no JSON-RPC message: ${text.slice(0, 200)}`),
+          );
           return;
         }
         this.onmessage?.(message);
