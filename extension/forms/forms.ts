@@ -642,7 +642,20 @@ export interface FieldProblem {
   message: string;
   /** A required field left empty (the form marks those already). */
   missing?: boolean;
+  /** Not a problem but a check not made (a pattern not run, and why): shown, but no reason to refuse. */
+  unchecked?: true;
 }
+
+/**
+ * Whether `text` matches a server's `pattern`: true or false, or a note saying why it is not known (yet).
+ * The form never runs a server's pattern itself: `^(a|a)*$` on forty `a`s and a `!` takes hours.
+ */
+export type PatternTester = (pattern: string, text: string) => boolean | string;
+
+const notTested: PatternTester = () => 'pattern not checked';
+
+/** Set for the duration of one `validateValue`. */
+let testPattern: PatternTester = notTested;
 
 function problemsOf(field: FormField, value: unknown, path: string): FieldProblem[] {
   const problem = (message: string): FieldProblem[] => [{ path, message }];
@@ -680,11 +693,11 @@ function problemsOf(field: FormField, value: unknown, path: string): FieldProble
         return problem(`At most ${plural(field.maxLength, 'character')}`);
       }
       if (field.pattern !== undefined) {
-        try {
-          if (!new RegExp(field.pattern, 'u').test(value)) return problem(`Must match ${field.pattern}`);
-        } catch {
-          // A pattern this browser cannot read is the server's to check.
-        }
+        // A server's pattern is never run here, on the page's thread (see shared/time-guard.ts): the
+        // caller's tester answers from what a worker found, or says why it cannot yet.
+        const verdict = testPattern(field.pattern, value);
+        if (verdict === false) return problem(`Must match ${field.pattern}`);
+        if (typeof verdict === 'string') return [{ path, message: verdict, unchecked: true }];
       }
       const formatted = formatProblem(field.format, value);
       return formatted ? problem(formatted) : [];
@@ -743,12 +756,19 @@ function problemsIn(fields: FormField[], object: Record<string, unknown>, prefix
  * What keeps `value` from matching the schema, checked on what would be sent (`parametersFromValue`):
  * required fields, types, pick lists, formats (email, uri, date, date-time), minimum/maximum,
  * minLength/maxLength, pattern and minItems/maxItems. One problem per field, nested ones by dotted path.
+ * Patterns are answered by `tester`; one it cannot answer is an `unchecked` entry with its note.
  */
 export function validateValue(
   schema: JsonSchema | undefined,
   value: Record<string, unknown>,
+  tester: PatternTester = notTested,
 ): FieldProblem[] {
-  return problemsIn(fieldsFromSchema(schema), parametersFromValue(schema, value), '');
+  testPattern = tester;
+  try {
+    return problemsIn(fieldsFromSchema(schema), parametersFromValue(schema, value), '');
+  } finally {
+    testPattern = notTested;
+  }
 }
 
 /** What SchemaForm provides to its fields: the problem to show at each dotted path. */

@@ -2,6 +2,9 @@ import { mount } from '@vue/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ElicitationRequired, JsonObject } from '../../shared/api';
 import ElicitationDialog from '../../extension/tools/ElicitationDialog.vue';
+import { setPatternWorkerFactory } from '../../extension/validation/pattern-jobs.ts';
+import { fakePatternWorker } from './support/fake-pattern-worker.ts';
+import { flushPromises } from '@vue/test-utils';
 
 function elicitation(request: JsonObject, requestId = 'req-1'): ElicitationRequired {
   return {
@@ -319,5 +322,25 @@ describe('ElicitationDialog', () => {
         'toppings: Pick at least 1',
       ]);
     });
+  });
+});
+
+describe('a server pattern that backtracks catastrophically', { timeout: 10_000 }, () => {
+  it('opens anyway and shows the pattern as not checked past the time budget, without refusing Accept', async () => {
+    setPatternWorkerFactory(() => fakePatternWorker(300));
+    onTestFinished(() => setPatternWorkerFactory(undefined));
+    const wrapper = open({
+      elicitation: elicitation({
+        message: 'Code?',
+        requestedSchema: {
+          type: 'object',
+          properties: { code: { type: 'string', pattern: '^(a|a)*$', default: 'a'.repeat(40) + '!' } },
+        },
+      }),
+    });
+    expect(wrapper.text()).toContain('pattern being checked…');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await flushPromises();
+    expect(wrapper.text()).toContain('pattern not checked: it took longer than 1,000 ms');
   });
 });

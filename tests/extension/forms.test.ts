@@ -6,12 +6,16 @@ import {
   itemField,
   missingRequired,
   toLocalDateTime,
-  validateValue,
+  validateValue as validateWith,
   variantIndex,
   parametersFromValue,
   schemaTooLargeNote,
   type JsonSchema,
 } from '../../extension/forms/forms.ts';
+
+/** These tests' own patterns are harmless: run them here, as the dialog's worker would. */
+const validateValue = (schema: JsonSchema | undefined, value: Record<string, unknown>) =>
+  validateWith(schema, value, (pattern, text) => new RegExp(pattern, 'u').test(text));
 
 function onlyField(property: JsonSchema, required = false): ReturnType<typeof fieldsFromSchema>[number] {
   const fields = fieldsFromSchema({
@@ -665,5 +669,14 @@ describe('schemas too large for a form', { timeout: 10_000 }, () => {
     };
     expect(schemaTooLargeNote(tree)).toBeUndefined();
     expect(fieldsFromSchema(tree).map((field) => field.name)).toEqual(['node']);
+  });
+});
+
+describe('server patterns in validateValue', { timeout: 10_000 }, () => {
+  it('never runs a pattern itself: without a tester it is reported as not checked', () => {
+    const schema = { type: 'object', properties: { x: { type: 'string', pattern: '^(a|a)*$' } } };
+    expect(validateWith(schema, { x: 'a'.repeat(40) + '!' })).toEqual([
+      { path: 'x', message: 'pattern not checked', unchecked: true },
+    ]);
   });
 });

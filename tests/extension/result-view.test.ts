@@ -1,6 +1,8 @@
 import { flushPromises, mount } from '@vue/test-utils';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import ResultView from '../../extension/tools/ResultView.vue';
+import { setPatternWorkerFactory } from '../../extension/validation/pattern-jobs.ts';
+import { fakePatternWorker } from './support/fake-pattern-worker.ts';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -176,5 +178,35 @@ describe('ResultView', () => {
     await flushPromises();
     expect(JSON.parse(await navigator.clipboard.readText())).toEqual(result);
     expect(wrapper.text()).toContain('Copied');
+  });
+});
+
+describe('an outputSchema pattern that backtracks catastrophically', { timeout: 10_000 }, () => {
+  const schema = { type: 'object', properties: { x: { type: 'string', pattern: '^(a|a)*$' } } };
+
+  it('shows the result, then the pattern as not checked past the time budget', async () => {
+    setPatternWorkerFactory(() => fakePatternWorker(300));
+    onTestFinished(() => setPatternWorkerFactory(undefined));
+    const wrapper = view({ content: [], structuredContent: { x: 'a'.repeat(40) + '!' } }, schema);
+    expect(wrapper.get('[data-testid="validation-patterns-not-checked"]').text()).toBe(
+      'outputSchema patterns being checked…',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await flushPromises();
+    expect(wrapper.get('[data-testid="validation-patterns-not-checked"]').text()).toBe(
+      'outputSchema pattern not checked: it took longer than 1,000 ms',
+    );
+    expect(wrapper.find('[data-testid="validation-ok"]').exists()).toBe(false);
+  });
+
+  it('checks a pattern that answers in time', async () => {
+    setPatternWorkerFactory(() => fakePatternWorker());
+    onTestFinished(() => setPatternWorkerFactory(undefined));
+    const wrapper = view({ content: [], structuredContent: { x: 'b' } }, schema);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await flushPromises();
+    expect(wrapper.get('[data-testid="validation-problem"]').text()).toContain(
+      'String does not match pattern.',
+    );
   });
 });
