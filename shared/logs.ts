@@ -51,4 +51,18 @@ export interface RpcStdoutEntry {
   message: string;
 }
 
-export type RpcLogEntry = RpcMessageEntry | RpcStderrEntry | RpcStdoutEntry;
+export interface RpcEventEntry {
+  type: 'rpc';
+  seq: number;
+  serverId: string;
+  direction: 'event';
+  timestamp: string;
+  /**
+   * The start of an event an HTTP or SSE server sent on an event stream whose data is not JSON, or is
+   * JSON but no JSON-RPC message (at most 300 characters of it, secrets masked). The calls it was meant
+   * to answer fail with 502 saying what it was.
+   */
+  message: string;
+}
+
+export type RpcLogEntry = RpcMessageEntry | RpcStderrEntry | RpcStdoutEntry | RpcEventEntry;

@@ -1,7 +1,8 @@
 /**
  * The recorded-session file (`.jsonl`): a header line naming the server as it introduced itself, then
  * one line per JSON-RPC message as the daemon's log carries it (already redacted), and the STDIO
- * server's stderr/stdout lines. Written by `inspector-daemon record` and the panel's Logs view, read by
+ * server's stderr/stdout lines and a remote server's events that are no JSON-RPC message (the start of
+ * each, as `line`). Written by `inspector-daemon record` and the panel's Logs view, read by
  * `replay` and `diff`.
  */
 import type { RpcLogEntry } from './logs.ts';
@@ -25,7 +26,7 @@ export interface SessionHeader {
 
 export type SessionLine =
   | { direction: 'send' | 'receive'; timestamp: string; message: Json }
-  | { direction: 'stderr' | 'stdout'; timestamp: string; line: string };
+  | { direction: 'stderr' | 'stdout' | 'event'; timestamp: string; line: string };
 
 export interface Session {
   header: SessionHeader;
@@ -65,7 +66,7 @@ export function sessionHeader(
 
 /** One log entry as a session line (the entry's serverId and seq are not kept). */
 export function sessionLine(entry: RpcLogEntry): SessionLine {
-  if (entry.direction === 'stderr' || entry.direction === 'stdout') {
+  if (entry.direction === 'stderr' || entry.direction === 'stdout' || entry.direction === 'event') {
     return { direction: entry.direction, timestamp: entry.timestamp, line: entry.message };
   }
   return { direction: entry.direction, timestamp: entry.timestamp, message: entry.message };
@@ -127,7 +128,8 @@ function checkLine(value: unknown, source: string, number: number): SessionLine 
     if ((direction === 'send' || direction === 'receive') && isObject(value.message)) {
       return { direction, timestamp, message: value.message };
     }
-    if ((direction === 'stderr' || direction === 'stdout') && typeof value.line === 'string') {
+    const output = direction === 'stderr' || direction === 'stdout' || direction === 'event';
+    if (output && typeof value.line === 'string') {
       return { direction, timestamp, line: value.line };
     }
   }

@@ -3,10 +3,11 @@
  * burst, then a steady rate. A server printing in a loop would otherwise keep the daemon busy publishing
  * (every line an entry, sent to every subscriber) and push every other server's entries out of the log's
  * ring buffer. What is left out is counted, and a note in the log says how much a second after the first
- * line left out: at most one note a second for each stream, however long the flood.
+ * line left out: at most one note a second for each stream, however long the flood. An HTTP or SSE
+ * server's events that are no JSON-RPC message (event-check.ts) are held to the same budget.
  */
 
-export type OutputDirection = 'stderr' | 'stdout';
+export type OutputDirection = 'stderr' | 'stdout' | 'event';
 
 /** Lines taken at once before the rate applies. */
 export const OUTPUT_LINE_BURST = 1_000;
@@ -17,7 +18,7 @@ const NOTE_DELAY_MS = 1_000;
 export class OutputLineBudget {
   private tokens: number;
   private refilledAt = performance.now();
-  private readonly dropped: Record<OutputDirection, number> = { stderr: 0, stdout: 0 };
+  private readonly dropped: Record<OutputDirection, number> = { stderr: 0, stdout: 0, event: 0 };
   private noteTimer?: NodeJS.Timeout;
 
   constructor(
@@ -49,16 +50,19 @@ export class OutputLineBudget {
   private note(): void {
     clearTimeout(this.noteTimer);
     this.noteTimer = undefined;
-    for (const direction of ['stderr', 'stdout'] as const) {
+    const rate = `${this.perSecond.toLocaleString('en-US')} a second (after a burst of ${this.burst.toLocaleString('en-US')})`;
+    for (const direction of ['stderr', 'stdout', 'event'] as const) {
       const count = this.dropped[direction];
       if (count === 0) continue;
       this.dropped[direction] = 0;
-      const lines = count === 1 ? 'line' : 'lines';
+      const many = count.toLocaleString('en-US');
       this.publish(
         direction,
-        `… ${count.toLocaleString('en-US')} ${direction} ${lines} not logged: the server wrote more than ` +
-          `${this.perSecond.toLocaleString('en-US')} lines a second (after a burst of ` +
-          `${this.burst.toLocaleString('en-US')}) to its ${direction}`,
+        direction === 'event'
+          ? `… ${many} ${count === 1 ? 'event' : 'events'} not logged that are no JSON-RPC message: the server sent more than ${rate}`
+          : `… ${many} ${direction} ${count === 1 ? 'line' : 'lines'} not logged: the server wrote more than ` +
+              `${this.perSecond.toLocaleString('en-US')} lines a second (after a burst of ` +
+              `${this.burst.toLocaleString('en-US')}) to its ${direction}`,
       );
     }
   }

@@ -18,7 +18,7 @@ export {
 export { describeExit, explainConnectError, failureText, stderrSuffix } from './connect-error.ts';
 export { createTransport } from './transports/create-transport.ts';
 export { LoggingTransport } from './transports/logging-transport.ts';
-export { remoteAnswerOf } from './transports/remote-answer.ts';
+export { excerpt, remoteAnswerOf } from './transports/remote-answer.ts';
 export { StdioTransport } from './transports/stdio-transport.ts';
 
 type AnyResult = Record<string, unknown>;

@@ -14,7 +14,7 @@ import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../share
 import { McpError, UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
 import { logicalCall, withinCall } from '../logs/logical-call.ts';
-import { OutputLineBudget } from '../logs/output-budget.ts';
+import { type OutputDirection, OutputLineBudget } from '../logs/output-budget.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
 import type * as ClientRuntime from './client-runtime.ts';
@@ -26,6 +26,7 @@ import { HandshakeCapture } from './handshake.ts';
 import { allowTaskMethods, type InputRequest, ModernTasks, TASKS_EXTENSION_ID } from './modern-tasks.ts';
 import { type HeaderScan, paramHeaders, scanHeaderDeclarations } from './param-headers.ts';
 import type { ConnectionOAuth } from '../oauth/oauth-manager.ts';
+import type { UnreadableEvent } from './transports/event-check.ts';
 import type { LoggingTransport } from './transports/logging-transport.ts';
 import type { StdioTransport } from './transports/stdio-transport.ts';
 
@@ -175,6 +176,15 @@ function answered(error: unknown): McpError | UpstreamError | undefined {
 export const MAX_LIST_ITEMS = 100_000;
 export const MAX_LIST_PAGES = 1_000;
 
+/**
+ * The SDK client's requests waiting for their answers, by JSON-RPC id, and their progress handlers
+ * (protected members of its Protocol class): a handler given an Error rejects its request with it.
+ */
+interface WithResponseHandlers {
+  _responseHandlers?: unknown;
+  _progressHandlers?: unknown;
+}
+
 /** The SDK client's negotiated wire codec (a protected member of its Protocol class). */
 interface WithWireCodec {
   _wireCodec?: () => { decodeResult(method: string, raw: unknown): { kind: string; error?: unknown } };
@@ -194,7 +204,10 @@ export class ServerConnection {
   private removed = false;
   /** Set before a client closes (or as it does): turns the SDK's bare "Connection closed" into why. */
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
-  /** A STDIO server's stderr and stray stdout lines: a burst, then a steady rate, reach the log. */
+  /**
+   * A STDIO server's stderr and stray stdout lines, and a remote server's events that are no JSON-RPC
+   * message: a burst, then a steady rate, reach the log.
+   */
   private readonly outputLines = new OutputLineBudget((direction, line) =>
     this.publishOutputLine(direction, line),
   );
@@ -696,6 +709,7 @@ export class ServerConnection {
           onStdoutLine: (line) => this.outputLines.take('stdout', line),
           maxMessageBytes: this.deps.maxMessageBytes,
           onMessageTooLarge: (error) => void this.messageTooLarge(client, error),
+          onUnreadableEvent: (event) => this.unreadableEvent(client, event),
         },
         this.deps.oauth?.providerFor(this.id, this.config),
         this.deps.oauth?.fetchFor(this.id, this.config),
@@ -922,6 +936,40 @@ export class ServerConnection {
     );
   }
 
+  /**
+   * An HTTP or SSE server's event that is no JSON-RPC message (event-check.ts): the log shows its start,
+   * and the calls it was meant to answer fail at once with 502 saying what it was (NOT_JSON or
+   * NOT_JSON_RPC, as an answer to a POST would), where they waited for their time-out. The server is
+   * there and answering, so it stays connected, and the next call goes to it.
+   */
+  private unreadableEvent(client: Client, { error, fails }: UnreadableEvent): void {
+    const { excerpt, remoteAnswerOf } = sdk();
+    this.outputLines.take('event', excerpt(error.body, this.secrets));
+    const { _responseHandlers: handlers, _progressHandlers: progress } =
+      client as unknown as WithResponseHandlers;
+    if (!(handlers instanceof Map)) {
+      // An SDK that keeps its requests elsewhere: the connection is reset, so they fail saying why.
+      const answer = remoteAnswerOf(error, this.secrets);
+      if (!answer || (fails !== 'pending' && fails.length === 0)) return;
+      const message = redact(answer.message, this.secrets);
+      void this.dropAfterFailure(client, `${message}; the connection was reset`, {
+        message,
+        code: answer.code,
+        data: answer.data,
+      });
+      return;
+    }
+    // The SDK keys its requests by number, as it does a response's id.
+    const ids = fails === 'pending' ? [...(handlers.keys() as Iterable<number>)] : fails.map(Number);
+    for (const id of ids) {
+      const settle: unknown = handlers.get(id);
+      if (typeof settle !== 'function') continue;
+      handlers.delete(id);
+      if (progress instanceof Map) progress.delete(id);
+      settle(error);
+    }
+  }
+
   /** Closes a client whose server is gone: its pending calls fail at once, saying why. */
   private connectionLost(client: Client, detail: string): Promise<void> {
     const { reason, duringCall } = this.lost(detail);
@@ -962,8 +1010,11 @@ export class ServerConnection {
     this.deps.onNotification?.(this.id, method, params);
   }
 
-  /** A stderr line, or a stdout line that is not JSON-RPC, of a STDIO server. */
-  private publishOutputLine(direction: 'stderr' | 'stdout', line: string): void {
+  /**
+   * A stderr line, or a stdout line that is not JSON-RPC, of a STDIO server; or the start of an HTTP or
+   * SSE server's event that is no JSON-RPC message.
+   */
+  private publishOutputLine(direction: OutputDirection, line: string): void {
     this.deps.bus.publish(
       {
         type: 'rpc',

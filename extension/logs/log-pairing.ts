@@ -189,8 +189,9 @@ export class LogModel {
   }
 
   add(entry: RpcLogEntry): void {
-    // A server's output line: stderr, or a stdout line that is not JSON-RPC; shown as it came.
-    if (entry.direction === 'stderr' || entry.direction === 'stdout') {
+    // A server's output line: stderr, a stdout line that is not JSON-RPC, or the start of an event that
+    // is no JSON-RPC message; shown as it came.
+    if (entry.direction === 'stderr' || entry.direction === 'stdout' || entry.direction === 'event') {
       this.push({ kind: 'stderr', entry });
       return;
     }

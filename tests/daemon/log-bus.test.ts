@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jsonWeight, LogBus, logTimestamp } from '../../daemon/logs/log-bus.ts';
-import type { RpcLogEntry } from '../../shared/logs.ts';
+import type { RpcLogEntry, RpcMessageEntry } from '../../shared/logs.ts';
 
 function publishLines(bus: LogBus, count: number, serverId = 's'): RpcLogEntry[] {
   return Array.from({ length: count }, (_, i) =>
@@ -136,7 +136,7 @@ describe('log timestamps', () => {
 });
 
 describe('log bus byte budget', () => {
-  const response = (id: number, text: string): Omit<RpcLogEntry, 'seq'> => ({
+  const response = (id: number, text: string): Omit<RpcMessageEntry, 'seq'> => ({
     type: 'rpc',
     serverId: 's',
     direction: 'receive',

@@ -6,6 +6,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
+import { eventCheckingFetch, type UnreadableEvent } from './event-check.ts';
 import { answerReadingFetch } from './remote-answer.ts';
 import { markRecording, recordingFetch } from './sent-headers.ts';
 import { sizeLimitedFetch } from './size-limited-fetch.ts';
@@ -32,10 +33,16 @@ export function remoteEndpoint(config: RemoteServerConfig): { url: URL; headers:
   return { url, headers };
 }
 
+/** What a connection hears from its transport besides messages. */
+export interface TransportOptions extends StdioTransportOptions {
+  /** An HTTP or SSE server's event that is no JSON-RPC message, and the calls it fails (event-check.ts). */
+  onUnreadableEvent?: (event: UnreadableEvent) => void;
+}
+
 /** The SDK transport for a config; throws (a URL that cannot be parsed) rather than returning half a transport. */
 export function createTransport(
   config: ServerConfig,
-  stdio: StdioTransportOptions = {},
+  stdio: TransportOptions = {},
   /** OAuth for an HTTP or SSE server with `auth` settings (daemon/oauth). */
   authProvider?: OAuthClientProvider,
   /** What an HTTP or SSE transport fetches with, when not the global fetch (the auth debugger's). */
@@ -44,10 +51,16 @@ export function createTransport(
   if (config.transport === 'stdio') return new StdioTransport(config, stdio);
   const { url, headers } = remoteEndpoint(config);
   // The log shows the MCP headers each message's POST carried (sent-headers.ts); every message is held
-  // to the size limit (size-limited-fetch.ts); a JSON answer that does not parse says so (remote-answer.ts).
+  // to the size limit (size-limited-fetch.ts); a JSON answer that does not parse says so (remote-answer.ts),
+  // and so does an event that is no JSON-RPC message (event-check.ts, after the limit: it holds an event).
   const limit = stdio.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const limited = sizeLimitedFetch(recordingFetch(headers, baseFetch), limit, (error) =>
+    stdio.onMessageTooLarge?.(error),
+  );
   const fetch = answerReadingFetch(
-    sizeLimitedFetch(recordingFetch(headers, baseFetch), limit, (error) => stdio.onMessageTooLarge?.(error)),
+    config.transport === 'websocket'
+      ? limited
+      : eventCheckingFetch(limited, config.transport, (event) => stdio.onUnreadableEvent?.(event)),
     url,
   );
   switch (config.transport) {

@@ -42,8 +42,31 @@ export class UnreadableAnswerError extends Error {
   }
 }
 
+/**
+ * An event of an HTTP or SSE server's event stream whose data is not JSON (`problem` says why), or JSON
+ * that is no JSON-RPC message: the SDK only reports it to the transport's `onerror`, and the call it was
+ * meant to answer would wait for its time-out (event-check.ts). Its message leaves the data out, as
+ * UnreadableAnswerError's does.
+ */
+export class UnreadableEventError extends Error {
+  override name = 'UnreadableEventError';
+  constructor(
+    readonly body: string,
+    readonly data: { bytes: number },
+    readonly problem?: string,
+    /** Said after the data's start: why this call fails when the event names none. */
+    readonly after = '',
+  ) {
+    super(
+      problem === undefined
+        ? `The server's event of ${data.bytes} bytes is JSON but no JSON-RPC message`
+        : `The server's event of ${data.bytes} bytes is not JSON: ${problem}`,
+    );
+  }
+}
+
 /** The start of a body for an error, its secrets masked first (so none is cut in two): on one line, cut short when long. */
-function excerpt(text: string, secrets: string[]): string {
+export function excerpt(text: string, secrets: string[]): string {
   const line = redact(text, secrets).replace(/\s+/g, ' ').trim();
   return line.length > MAX_EXCERPT ? `${line.slice(0, MAX_EXCERPT)}…` : line;
 }
@@ -59,7 +82,7 @@ function looksLikeJsonRpc(data: unknown): boolean {
  * V8's complaint about text that is no JSON, without the piece of the text it quotes (`Unexpected token
  * '<', "<html>Bad "... is not valid JSON`): that piece may hold part of a secret, too short to be masked.
  */
-function parseProblem(error: unknown): string {
+export function parseProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/,? ?"[^]*"(?:\.\.\.)? is not valid JSON$/, '') || 'it is not valid JSON';
 }
@@ -105,10 +128,11 @@ const SSE_POST_FAILURE = /^Error POSTing to endpoint \(HTTP (\d{3})\): ([^]*)$/;
  * quotes with `secrets` masked; undefined for anything else, such as a broken connection.
  */
 export function remoteAnswerOf(error: unknown, secrets: string[] = []): RemoteAnswer | undefined {
-  if (error instanceof UnreadableAnswerError) {
+  if (error instanceof UnreadableAnswerError || error instanceof UnreadableEventError) {
     const begins = error.body.trim() ? `; it begins: ${excerpt(error.body, secrets)}` : '';
+    const after = error instanceof UnreadableEventError ? error.after : '';
     return {
-      message: `${error.message}${begins}`,
+      message: `${error.message}${begins}${after}`,
       code: error.problem === undefined ? 'NOT_JSON_RPC' : 'NOT_JSON',
       data: error.data,
     };

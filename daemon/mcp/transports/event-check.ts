@@ -1,0 +1,217 @@
+import { type FetchLike, parseJSONRPCMessage, type RequestId } from '@modelcontextprotocol/client';
+import { parseProblem, UnreadableEventError } from './remote-answer.ts';
+
+/** An event of a server's event stream that is no JSON-RPC message, and the calls it fails. */
+export interface UnreadableEvent {
+  error: UnreadableEventError;
+  /**
+   * The daemon's requests it was meant to answer, by id (none when it answers no call: it is only
+   * logged), or `pending`: every request of the connection still waiting for its answer.
+   */
+  fails: RequestId[] | 'pending';
+}
+
+/** Event ids remembered for a stream that may be resumed, at most (the oldest are forgotten first). */
+const MAX_RESUMABLE = 1024;
+
+/**
+ * A `fetch` for an HTTP or SSE server that reads its event streams event by event before the SDK does,
+ * and takes out of them each event whose data is not JSON, or is JSON but no JSON-RPC message (as the
+ * SDK's own parse has it): the SDK only reports such an event to the transport's `onerror`, and the call
+ * it was meant to answer waited for its time-out, five minutes for a tool with the execution lock held.
+ * `onUnreadable` hears of it with the calls it fails instead (the connection stays):
+ *
+ * - JSON with an `id` and no `method` names its call: that request fails, wherever it came.
+ * - JSON with a `method` is a request or notification of the server's own: it answers no call.
+ * - Anything else on the stream a Streamable HTTP POST was answered with answers that POST's request.
+ * - Anything else on a legacy SSE server's one stream cannot be tied to a call: every answer travels
+ *   there. Dropping it would be as good as silent (the call it answered waits minutes for nothing), and
+ *   guessing one call would be a lie; the calls waiting for an answer fail, saying that it cannot be
+ *   told which of them it answered, and the next call goes to the same connection.
+ * - On a Streamable HTTP GET stream only the server's requests and notifications travel, unless it
+ *   resumes a POST's stream that broke (Last-Event-ID): that POST's request fails; otherwise none.
+ *
+ * What is left of such an event (its id and retry fields) still reaches the SDK, which keeps its place
+ * in the stream. Events are held only until their blank line; size-limited-fetch.ts bounds them.
+ */
+export function eventCheckingFetch(
+  base: FetchLike,
+  transport: 'http' | 'sse',
+  onUnreadable: (event: UnreadableEvent) => void,
+): FetchLike {
+  // The last event id of each Streamable HTTP POST's stream, and that POST's requests.
+  const resumable = new Map<string, RequestId[]>();
+  return async (url, init) => {
+    const response = await base(url, init);
+    const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
+    if (!response.body || !contentType.startsWith('text/event-stream')) return response;
+    const post = init?.method === 'POST';
+    const requests = post ? requestIds(init?.body) : resumedRequests(init, resumable);
+    const untied: UnreadableEvent['fails'] = transport === 'sse' && !post ? 'pending' : (requests ?? []);
+    const checked = response.body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(
+        eventStream({
+          // A Streamable HTTP stream skips an event whose data is empty; EventSource (SSE) hands it on.
+          skipsEmpty: transport === 'http',
+          unreadable: (data, parsed) => onUnreadable(unreadableEvent(data, parsed, untied)),
+          eventId: (id) => {
+            if (transport !== 'http' || !requests?.length) return;
+            resumable.delete(id);
+            if (resumable.size >= MAX_RESUMABLE) resumable.delete(resumable.keys().next().value as string);
+            resumable.set(id, requests);
+          },
+        }),
+      )
+      .pipeThrough(new TextEncoderStream());
+    return new Response(checked, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** The ids of the requests a POST's body carries (the daemon's own JSON). */
+function requestIds(body: unknown): RequestId[] {
+  if (typeof body !== 'string') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const ids: RequestId[] = [];
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
+    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
+  }
+  return ids;
+}
+
+/** The requests of the POST whose stream a GET resumes (its Last-Event-ID), if it is one. */
+function resumedRequests(
+  init: RequestInit | undefined,
+  resumable: Map<string, RequestId[]>,
+): RequestId[] | undefined {
+  const lastEventId = new Headers(init?.headers).get('last-event-id');
+  return lastEventId === null ? undefined : resumable.get(lastEventId);
+}
+
+/** Why the SDK cannot take `data`, with what it parsed to if it is JSON; undefined when it can. */
+function problemOf(data: string): { problem?: string; parsed?: unknown } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch (error) {
+    return { problem: parseProblem(error) };
+  }
+  try {
+    // The very parse the SDK's transports make of an event.
+    parseJSONRPCMessage(parsed);
+    return undefined;
+  } catch {
+    return { parsed };
+  }
+}
+
+const UNTIED =
+  '. It came on the event stream that carries the answers to every call, so which call it answers cannot be told: each call waiting for an answer fails';
+
+function unreadableEvent(
+  data: string,
+  found: { problem?: string; parsed?: unknown },
+  untied: UnreadableEvent['fails'],
+): UnreadableEvent {
+  const { problem, parsed } = found;
+  const fields = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {};
+  const { id } = fields as { id?: unknown };
+  const named =
+    !('method' in fields) && (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)));
+  const fails = named ? [id as RequestId] : 'method' in fields ? [] : untied;
+  const after = fails === 'pending' ? UNTIED : '';
+  const error = new UnreadableEventError(data, { bytes: Buffer.byteLength(data) }, problem, after);
+  return { error, fails };
+}
+
+interface EventStreamOptions {
+  skipsEmpty: boolean;
+  unreadable: (data: string, found: { problem?: string; parsed?: unknown }) => void;
+  eventId: (id: string) => void;
+}
+
+/** A `data:` line, or a line that is the bare field name `data` (an empty data line). */
+const isDataLine = (line: string): boolean => line === 'data' || line.startsWith('data:');
+
+/**
+ * Text of an event stream in, the same stream out with each unreadable event's data lines taken out.
+ * Lines end with CRLF, LF or CR, as the event-stream format has it; events with a blank line.
+ */
+function eventStream(options: EventStreamOptions): TransformStream<string, string> {
+  /** The lines of the event being read. */
+  let lines: string[] = [];
+  /** Pieces of the line being read, before its end came. */
+  let pieces: string[] = [];
+  /** The last chunk ended with a CR: a LF that starts the next one ends no further line. */
+  let afterCR = false;
+
+  const endEvent = (controller: TransformStreamDefaultController<string>): void => {
+    let kept = lines;
+    lines = [];
+    let data: string[] | undefined;
+    let type = '';
+    let id: string | undefined;
+    for (const line of kept) {
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1));
+      if (field === 'data') (data ??= []).push(value);
+      else if (field === 'event') type = value;
+      else if (field === 'id' && !value.includes('\0')) id = value;
+    }
+    if (data && (type === '' || type === 'message')) {
+      const text = data.join('\n');
+      const found = text === '' && options.skipsEmpty ? undefined : problemOf(text);
+      if (found) {
+        kept = kept.filter((line) => !isDataLine(line));
+        options.unreadable(text, found);
+      }
+    }
+    if (id !== undefined) options.eventId(id);
+    controller.enqueue(kept.length ? `${kept.join('\n')}\n\n` : '\n');
+  };
+
+  const takeLine = (line: string, controller: TransformStreamDefaultController<string>): void => {
+    if (line === '') endEvent(controller);
+    else lines.push(line);
+  };
+
+  return new TransformStream<string, string>({
+    transform(chunk, controller) {
+      let start = afterCR && chunk.startsWith('\n') ? 1 : 0;
+      afterCR = false;
+      let cr = chunk.indexOf('\r', start);
+      let lf = chunk.indexOf('\n', start);
+      while (cr !== -1 || lf !== -1) {
+        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+        const piece = chunk.slice(start, end);
+        takeLine(pieces.length ? pieces.join('') + piece : piece, controller);
+        pieces = [];
+        start = end + 1;
+        if (end === cr) {
+          if (start === chunk.length) afterCR = true;
+          else if (chunk[start] === '\n') start++;
+        }
+        if (cr !== -1 && cr < start) cr = chunk.indexOf('\r', start);
+        if (lf !== -1 && lf < start) lf = chunk.indexOf('\n', start);
+      }
+      if (start < chunk.length) pieces.push(chunk.slice(start));
+    },
+    flush(controller) {
+      // An event the stream ended in the middle of is not dispatched: it goes on as it came.
+      const rest = [...lines.map((line) => `${line}\n`), ...pieces].join('');
+      if (rest) controller.enqueue(rest);
+    },
+  });
+}
