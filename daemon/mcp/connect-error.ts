@@ -1,7 +1,7 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../shared/servers.ts';
 import { UpstreamError } from '../errors.ts';
-import { secretsOf } from './redact.ts';
+import { redact, secretsOf } from './redact.ts';
 import { remoteAnswerOf } from './transports/remote-answer.ts';
 import type { ExitInfo } from './transports/stdio-transport.ts';
 
@@ -30,7 +30,8 @@ export function describeUrl(url: string): string {
   }
 }
 
-function errorText(error: unknown): string {
+/** An error and its causes as one line, `secrets` masked before it is cut short (so none is cut in two). */
+function errorText(error: unknown, secrets: string[]): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current && depth < 4; depth++) {
@@ -42,13 +43,13 @@ function errorText(error: unknown): string {
       break;
     }
   }
-  const text = parts.join(' ').replace(/\s+/g, ' ').trim();
+  const text = redact(parts.join(' '), secrets).replace(/\s+/g, ' ').trim();
   // Some failures (a schema dump of an invalid message) run to pages; the first lines say enough.
   return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;
 }
 
 /** An error and its causes as a sentence for people ("fetch failed: other side closed"), cut short when long. */
-export function failureText(error: unknown): string {
+export function failureText(error: unknown, secrets: string[] = []): string {
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
@@ -56,7 +57,8 @@ export function failureText(error: unknown): string {
     if (message && !parts.some((part) => part.includes(message))) parts.push(message);
     current = current instanceof Error ? current.cause : undefined;
   }
-  const text = parts.join(': ').replace(/\s+/g, ' ');
+  // Masked before it is cut: a secret across the cut would show its first characters.
+  const text = redact(parts.join(': '), secrets).replace(/\s+/g, ' ');
   return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;
 }
 
@@ -98,7 +100,7 @@ export function explainConnectError(
   timeoutMs: number,
   stdio?: StdioOutcome,
 ): UpstreamError {
-  const text = errorText(error);
+  const text = errorText(error, secretsOf(config));
   // Said only when nothing more telling (a refused connection, an exit, an HTTP status) explains it.
   const eraFailure = (): UpstreamError | undefined => {
     if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)) return undefined;

@@ -645,7 +645,7 @@ export class ServerConnection {
       const reset = this.closeReasons.get(client);
       if (reset) throw new UpstreamError(reset.message, reset.code, reset.data);
       // Not an answer from the server: the transport failed. Drop the client so the next call reconnects.
-      const { reason, duringCall } = this.lost(redact(sdk().failureText(error), this.secrets));
+      const { reason, duringCall } = this.lost(sdk().failureText(error, this.secrets));
       await this.dropAfterFailure(client, reason, duringCall);
       throw new UpstreamError(duringCall.message, duringCall.code);
     }
@@ -886,7 +886,7 @@ export class ServerConnection {
    */
   private onTransportError(client: Client, error: Error): void {
     if (this.client !== client || this.closing) return;
-    const detail = redact(sdk().failureText(error), this.secrets);
+    const detail = sdk().failureText(error, this.secrets);
     this.deps.debug?.(`${this.id}: transport error: ${detail}`);
     // An answer of the server's (an HTTP error status, a body that is no JSON-RPC) shows it there: the
     // call it answered says what it was (withClient), and nothing broke.
@@ -911,7 +911,7 @@ export class ServerConnection {
       if (this.client !== client || !unreachable(error) || this.deps.oauth?.explain(this.id, error)) return;
       await this.connectionLost(
         client,
-        `${detail}; a ${this.pingMethod} then failed: ${redact(sdk().failureText(error), this.secrets)}`,
+        `${detail}; a ${this.pingMethod} then failed: ${sdk().failureText(error, this.secrets)}`,
       );
     }
   }
