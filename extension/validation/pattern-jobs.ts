@@ -5,12 +5,14 @@
  * a new worker. Vite bundles pattern-worker.ts as a module worker; the extension's CSP (script-src 'self')
  * and the web page's allow it.
  */
+import type { ExpectationContext, ExpectationOutcome, Expectation } from '../../shared/expectations';
 import type { OutputValidation } from '../../shared/output-validation';
 import { PATTERN_BUDGET_MS } from '../../shared/time-guard';
 
 export type PatternJob =
   | { kind: 'test'; source: string; flags: string; subject: string }
-  | { kind: 'validate'; schema: Record<string, unknown>; result: Record<string, unknown> };
+  | { kind: 'validate'; schema: Record<string, unknown>; result: Record<string, unknown> }
+  | { kind: 'expectation'; expectation: Expectation; context: ExpectationContext };
 
 /** `invalid`: the job threw (a pattern this browser cannot read), rather than ran out of time. */
 export type JobAnswer<T> = { done: true; value: T } | { done: false; reason: string; invalid?: true };
@@ -94,4 +96,13 @@ export function validateInWorker(
   budgetMs?: number,
 ): Promise<JobAnswer<OutputValidation>> {
   return runPatternJob<OutputValidation>({ kind: 'validate', schema, result }, budgetMs);
+}
+
+/** One expectation that runs a regular expression (`needsGuard`), checked in the worker. */
+export function checkExpectationInWorker(
+  expectation: Expectation,
+  context: ExpectationContext,
+  budgetMs?: number,
+): Promise<JobAnswer<ExpectationOutcome>> {
+  return runPatternJob<ExpectationOutcome>({ kind: 'expectation', expectation, context }, budgetMs);
 }

@@ -1,4 +1,5 @@
 import { vmTimeGuard } from '../../../daemon/time-guard.ts';
+import { checkExpectations } from '../../../shared/expectations.ts';
 import { validateStructuredContent } from '../../../shared/output-validation.ts';
 import type { PatternJob } from '../../../extension/validation/pattern-jobs.ts';
 
@@ -13,13 +14,12 @@ export function fakePatternWorker(budgetMs = 5_000) {
     postMessage(message: unknown) {
       const { id, job } = message as { id: number; job: PatternJob };
       setTimeout(() => {
-        const done = vmTimeGuard(
-          () =>
-            job.kind === 'test'
-              ? new RegExp(job.source, job.flags).test(job.subject)
-              : validateStructuredContent(job.schema, job.result, { guard: (work) => ({ value: work() }) }),
-          budgetMs,
-        );
+        const unguarded = { guard: <T>(work: () => T) => ({ value: work() }) };
+        const done = vmTimeGuard((): unknown => {
+          if (job.kind === 'test') return new RegExp(job.source, job.flags).test(job.subject);
+          if (job.kind === 'validate') return validateStructuredContent(job.schema, job.result, unguarded);
+          return checkExpectations([job.expectation], job.context, unguarded)[0];
+        }, budgetMs);
         if (done) worker.onmessage?.({ data: { id, value: done.value } } as MessageEvent);
       });
     },

@@ -1,0 +1,61 @@
+import { flushPromises, mount } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
+import { extensionStore } from '../../extension/app/extension-store';
+import ExpectationsPanel from '../../extension/saved-requests/ExpectationsPanel.vue';
+import { useSavedRequestsStore } from '../../extension/saved-requests/saved-requests-store';
+import type { Run } from '../../extension/tools/tool-run';
+import { setPatternWorkerFactory } from '../../extension/validation/pattern-jobs.ts';
+import type { Expectation } from '../../shared/expectations.ts';
+import { fakePatternWorker } from './support/fake-pattern-worker.ts';
+
+/** The panel for `echo`, its saved request holding `expectations`, after a run that answered `text`. */
+async function panelWith(expectations: Expectation[], text: string) {
+  const pinia = createPinia();
+  setActivePinia(pinia);
+  const store = useSavedRequestsStore();
+  await store.load(extensionStore(), 'everything');
+  const saved = await store.save({ title: 'Echo', toolName: 'echo', parameters: {} });
+  for (const expectation of expectations) await store.addExpectation(saved.id, expectation);
+  store.attach('echo', saved.id);
+  const run: Run = {
+    id: 'r1',
+    serverId: 'everything',
+    toolName: 'echo',
+    parameters: {},
+    state: 'completed',
+    startedAt: 0,
+    finishedAt: 5,
+    result: { content: [{ type: 'text', text }] },
+  } as Run;
+  return mount(ExpectationsPanel, { props: { toolName: 'echo', run }, global: { plugins: [pinia] } });
+}
+
+const outcomeTexts = (wrapper: ReturnType<typeof mount>): string[] =>
+  wrapper.findAll('[data-outcome]').map((row) => `${row.attributes('data-outcome')}: ${row.text()}`);
+
+describe('expectations that run a regular expression, in the panel', { timeout: 10_000 }, () => {
+  beforeEach(() => fakeBrowser.reset());
+
+  it('are checked in the pattern worker: a /text/ passes, a backtracking one is not checked', async () => {
+    setPatternWorkerFactory(() => fakePatternWorker(300));
+    onTestFinished(() => setPatternWorkerFactory(undefined));
+    const wrapper = await panelWith(
+      [
+        { kind: 'text', text: '/^a+!$/' },
+        { kind: 'jsonPath', path: '$.content[0].text', op: 'matches', pattern: '^(a|a)*$' },
+        { kind: 'noError' },
+      ],
+      `${'a'.repeat(40)}!`,
+    );
+    await flushPromises();
+    expect(outcomeTexts(wrapper).join('\n')).toContain('Checking the pattern…');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await flushPromises();
+    const rows = outcomeTexts(wrapper);
+    expect(rows[0]).toMatch(/^pass: /);
+    expect(rows[1]).toMatch(/^fail: .*Not checked: pattern not checked: it took longer than 1,000 ms/);
+    expect(rows[2]).toMatch(/^pass: /);
+  });
+});
