@@ -318,20 +318,62 @@ describe('Apps-SDK widgets in the DevTools panel', USER_FLOW, () => {
     expect(await widget.waitInFrame(frame, '#theme', 'light')).toBe('light');
   });
 
-  it('opens http(s) links the widget asks for in a new tab', async () => {
-    for (const [button, url] of [
-      ['#docs', 'https://example.com/docs'],
-      ['#link', 'https://example.com/link'],
-    ] as const) {
-      await frame.locator(button).click();
-      const tab = await ext.browser.waitForTarget((t) => t.url() === url);
-      // The new tab comes to the front; a page in the background runs no animation frames.
-      await (await tab.page())?.close();
-      await panel.page.bringToFront();
-    }
-    expect(opened).toEqual(expect.arrayContaining(['https://example.com/docs', 'https://example.com/link']));
+  it('opens a link the widget asks for only when the user clicks Open in the host prompt, showing its address', async () => {
+    // Tabs opened from here on (the panel's own was one).
+    opened.length = 0;
+    // Dismissed: nothing opens, and the traffic view says so.
+    await frame.locator('#docs').click();
+    expect(await widget.linkPrompt()).toEqual({ url: 'https://example.com/docs', refused: '' });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(opened).toEqual([]);
+    await widget.answerLink('dismiss');
+    const dismissed = (await widget.waitForMessage('in', 'openai:openExternal')).filter(
+      (m) => m.type === 'openai:openExternal',
+    );
+    expect(dismissed.map((m) => m.note)).toEqual(['dismissed']);
+
+    // A plain link in the widget goes the same way; Open opens exactly the address shown, in a new tab.
+    await frame.locator('#link').click();
+    expect(await widget.linkPrompt()).toEqual({ url: 'https://example.com/link', refused: '' });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(opened).toEqual([]);
+    await panel.page.$eval(byTestId('widget-link-consent'), (el) => el.scrollIntoView({ block: 'center' }));
+    await panel.screenshot('widget-link-consent');
+    await widget.answerLink('open');
+    const tab = await ext.browser.waitForTarget((t) => t.url() === 'https://example.com/link');
+    // The new tab comes to the front; a page in the background runs no animation frames.
+    await (await tab.page())?.close();
+    await panel.page.bringToFront();
+    expect(opened).toEqual(['https://example.com/link']);
     // The widget itself stays where it was.
     expect(await widget.waitInFrame(frame, '#count', '6')).toBe('6');
+  });
+
+  it('shows one prompt for links a widget asks for unprompted, refusing the rest, and opens none of them', async () => {
+    opened.length = 0;
+    // As a hostile widget would, with no click of the user's: three in a row.
+    await frame.evaluate(() => {
+      for (const n of [1, 2, 3]) {
+        window.parent.postMessage(
+          { type: 'openai:openExternal', href: `https://example.com/popup-${n}` },
+          '*',
+        );
+      }
+    });
+    await panel.page.waitForSelector(byTestId('widget-link-refused'));
+    expect(await widget.linkPrompt()).toEqual({
+      url: 'https://example.com/popup-1',
+      refused: 'It asked for 2 more links while this one waits: those were not opened.',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(opened).toEqual([]);
+    await widget.answerLink('dismiss');
+    expect(await widget.hasLinkPrompt()).toBe(false);
+    const notes = (await widget.messages())
+      .filter((m) => m.type === 'openai:openExternal')
+      .map((m) => m.note);
+    expect(notes.slice(-3)).toEqual(['refused', 'refused', 'dismissed']);
+    expect(opened).toEqual([]);
   });
 
   it('asks the user in the elicitation dialog when a tool the widget calls needs an answer', async () => {
@@ -686,8 +728,24 @@ describe('MCP Apps', () => {
       await frame.waitForFunction(() => document.documentElement.dataset.theme === 'light');
     });
 
-    it('opens the https link the app asks for in a new tab and refuses every other scheme', async () => {
+    it('opens the https link the app asks for only when the user clicks Open, answering the app either way, and refuses every other scheme', async () => {
+      // Dismissed: nothing opens, and the app is answered isError.
       await frame.locator(byTestId('mcp-app-link')).click();
+      expect(await widget.linkPrompt()).toEqual({ url: 'https://example.com/greeting', refused: '' });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(opened).toEqual([]);
+      // Not answered while the user decides.
+      expect(await frame.$eval(byTestId('mcp-app-status'), (el) => el.textContent)).toBe('message sent');
+      await widget.answerLink('dismiss');
+      expect(await widget.waitInFrame(frame, byTestId('mcp-app-status'), 'link refused')).toBe(
+        'link refused',
+      );
+      expect(opened).toEqual([]);
+
+      // Opened: the tab shows the address the prompt showed, and the app is answered success.
+      await frame.locator(byTestId('mcp-app-link')).click();
+      expect(await widget.linkPrompt()).toEqual({ url: 'https://example.com/greeting', refused: '' });
+      await widget.answerLink('open');
       const tab = await ext.browser.waitForTarget((t) => t.url() === 'https://example.com/greeting');
       await (await tab.page())?.close();
       await panel.page.bringToFront();
@@ -703,12 +761,13 @@ describe('MCP Apps', () => {
         }
       });
       await panel.page.waitForFunction(
-        (sel: string) => document.querySelectorAll(sel).length === 2,
+        (sel: string) => document.querySelectorAll(sel).length === 3,
         {},
         `${byTestId('widget-message')}[data-direction="out"][data-type="ui/open-link:result"] ${byTestId('widget-message-note')}`,
       );
       const links = (await widget.messages()).filter((m) => m.type === 'ui/open-link:result');
-      expect(links.map((m) => m.note)).toEqual(['', 'refused', 'refused']);
+      expect(links.map((m) => m.note)).toEqual(['refused', '', 'refused', 'refused']);
+      expect(await widget.hasLinkPrompt()).toBe(false);
       expect(opened).toEqual(['https://example.com/greeting']);
       // The panel stays where it was.
       expect(panel.page.url()).toBe(ext.pageUrl('devtools-panel.html'));

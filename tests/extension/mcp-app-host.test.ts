@@ -53,7 +53,7 @@ async function startHost(overrides: Partial<McpAppHostOptions> = {}): Promise<Ho
       return { content: [{ type: 'text', text: String(sum) }], structuredContent: { sum } };
     }),
     onMessage: vi.fn(),
-    onOpenLink: vi.fn(),
+    onOpenLink: vi.fn(async () => true),
     onSizeChanged: vi.fn(),
     onInitialized: vi.fn(),
     onTraffic: (direction, message) => traffic.push({ direction, message }),
@@ -211,6 +211,25 @@ describe('MCP App host with the ext-apps App', () => {
       ['https://example.com/docs'],
       ['http://localhost:8080/'],
     ]);
+  });
+
+  it('answers ui/open-link once the user has decided: success if the link opened, isError if dismissed', async () => {
+    const decisions: Array<(opened: boolean) => void> = [];
+    const host = await startHost({
+      onOpenLink: vi.fn(() => new Promise<boolean>((resolve) => decisions.push(resolve))),
+    });
+    const { app } = await startApp(host);
+    let settled = false;
+    const dismissed = app.openLink({ url: 'https://example.com/dismissed' }).finally(() => (settled = true));
+    await vi.waitFor(() => expect(decisions).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    decisions[0]!(false);
+    expect(await dismissed).toEqual({ isError: true });
+    const opened = app.openLink({ url: 'https://example.com/opened' });
+    await vi.waitFor(() => expect(decisions).toHaveLength(2));
+    decisions[1]!(true);
+    expect(await opened).toEqual({});
   });
 
   it('offers neither links nor messages without their callbacks', async () => {

@@ -292,7 +292,10 @@ function recordingHost(overrides: Partial<WidgetHostActions> = {}) {
       modes.push(mode);
       return { displayMode: mode, maxHeight: 500 };
     },
-    openExternal: (href) => opened.push(href),
+    openExternal: (href) => {
+      opened.push(href);
+      return 'opened';
+    },
     resize: (height) => heights.push(height),
     traffic: (entry) => traffic.push(entry),
     ...overrides,
@@ -404,7 +407,30 @@ describe('WidgetHost', () => {
     await h.host.receive({ type: 'openai:openExternal', href: 'https://example.com/docs' });
     await h.host.receive({ type: 'openai:openExternal', href: 'javascript:alert(1)' });
     expect(h.opened).toEqual(['https://example.com/docs']);
+    expect(h.traffic[0]).not.toHaveProperty('note');
     expect(h.traffic[1]).toMatchObject({ note: 'refused: only http and https links open' });
+  });
+
+  it('shows a link the user dismissed, or that came while another waited, once they answered', async () => {
+    let answer: (value: 'dismissed') => void = () => undefined;
+    const asked = new Promise<'dismissed'>((resolve) => (answer = resolve));
+    const answers = [asked, 'busy' as const];
+    const h = recordingHost({ openExternal: () => answers.shift()! });
+    const first = h.host.receive({ type: 'openai:openExternal', href: 'https://example.com/a' });
+    await h.host.receive({ type: 'openai:openExternal', href: 'https://example.com/b' });
+    expect(h.traffic).toEqual([
+      expect.objectContaining({
+        data: { type: 'openai:openExternal', href: 'https://example.com/b' },
+        note: 'refused: another link the widget asked for waits for the user',
+      }),
+    ]);
+    answer('dismissed');
+    await first;
+    expect(h.traffic[1]).toMatchObject({
+      at: 1000,
+      data: { type: 'openai:openExternal', href: 'https://example.com/a' },
+      note: 'dismissed: the user did not open it',
+    });
   });
 
   it('acts on no unknown message but shows it as ignored', async () => {
@@ -500,7 +526,7 @@ describe('RpcTraffic', () => {
     log.entry('in', { jsonrpc: '2.0', id: 'b', method: 'ui/open-link', params: { url: 'javascript:1' } });
     expect(log.entry('out', { jsonrpc: '2.0', id: 'b', result: { isError: true } })).toMatchObject({
       type: 'ui/open-link:result',
-      note: 'refused: only http and https links open',
+      note: 'refused: not opened (only http and https links open, and only when the user clicks Open)',
     });
     log.entry('in', { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: {} });
     expect(

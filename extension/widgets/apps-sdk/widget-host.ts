@@ -17,6 +17,7 @@ import {
   type WidgetTheme,
   type WidgetToHostMessage,
 } from '../../../shared/widgets';
+import type { LinkAnswer } from '../link-consent';
 
 /** The two widget conventions a frame renders; the frame itself treats both alike. */
 export type WidgetKind = 'apps-sdk' | 'mcp-app';
@@ -245,11 +246,22 @@ export interface WidgetHostActions {
    * is the mode the widget asked for, when it did (the panel's own buttons ask none).
    */
   showMode(mode: HostDisplayMode, requested?: DisplayMode): Partial<WidgetGlobals>;
-  openExternal(href: string): void;
+  /**
+   * An http(s) link the widget asks to open: the user is asked, and nothing opens without their click.
+   * Resolves with what became of it.
+   */
+  openExternal(href: string): LinkAnswer | Promise<LinkAnswer>;
   /** The widget's intrinsic height, as it reported it. */
   resize(height: number): void;
   traffic(entry: TrafficEntry): void;
 }
+
+/** The traffic view's note on a link the widget asked for, by what became of it. */
+const LINK_NOTES: Record<LinkAnswer, string | undefined> = {
+  opened: undefined,
+  dismissed: 'dismissed: the user did not open it',
+  busy: 'refused: another link the widget asked for waits for the user',
+};
 
 /**
  * The host end of one widget's bridge. The caller hands it only messages whose source is the widget's
@@ -279,7 +291,10 @@ export class WidgetHost {
     this.setGlobals(this.actions.showMode(mode, requested));
   }
 
-  /** Handles one message from the widget's frame; resolves once any answer has been sent. */
+  /**
+   * Handles one message from the widget's frame; resolves once any answer has been sent (for a link, once
+   * the user has answered).
+   */
   async receive(data: unknown): Promise<void> {
     const message = parseWidgetMessage(data);
     if (!message) {
@@ -307,14 +322,17 @@ export class WidgetHost {
         this.record('in', message);
         this.showMode(hostDisplayMode(message.mode), message.mode);
         return;
-      case 'openai:openExternal':
+      case 'openai:openExternal': {
         if (!isWebUrl(message.href)) {
           this.record('in', message, { note: 'refused: only http and https links open' });
           return;
         }
-        this.record('in', message);
-        this.actions.openExternal(message.href);
+        // Shown once the user has answered, with what became of it, at the time it came.
+        const at = this.now();
+        const note = LINK_NOTES[await this.actions.openExternal(message.href)];
+        this.record('in', message, note ? { note } : {}, at);
         return;
+      }
       case 'openai:notifyIntrinsicHeight':
         this.record('in', message);
         this.actions.resize(message.height);
@@ -337,9 +355,10 @@ export class WidgetHost {
     direction: TrafficEntry['direction'],
     data: unknown,
     extra: Pick<TrafficEntry, 'ignored' | 'note'> = {},
+    at = this.now(),
   ): void {
     const type = isPlainObject(data) && typeof data.type === 'string' ? data.type : '(no type)';
-    this.actions.traffic({ seq: ++this.seq, at: this.now(), direction, type, data, ...extra });
+    this.actions.traffic({ seq: ++this.seq, at, direction, type, data, ...extra });
   }
 }
 
@@ -349,7 +368,8 @@ function errorText(error: unknown): string {
 
 /**
  * A small script appended to an Apps-SDK widget page: a click on a link goes to the host as
- * `openai:openExternal` (which opens http and https only, in a new tab) instead of navigating the frame.
+ * `openai:openExternal` (which asks the user, then opens http and https only, in a new tab) instead of
+ * navigating the frame.
  * The frame may not open windows itself (no `allow-popups`). It listens last (bubbling, on the
  * document), so a widget that handles its own links and calls `preventDefault()` keeps them.
  */
@@ -439,7 +459,7 @@ export class RpcTraffic {
     if (!refused) return { ...base, type: `${method}:result` };
     const note =
       method === 'ui/open-link'
-        ? 'refused: only http and https links open'
+        ? 'refused: not opened (only http and https links open, and only when the user clicks Open)'
         : 'error: the result is marked isError';
     return { ...base, type: `${method}:result`, note };
   }

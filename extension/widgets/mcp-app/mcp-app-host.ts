@@ -2,7 +2,8 @@
  * The host side of an MCP App (SEP-1865) for the panel and the web page: ext-apps 2.x's `AppBridge` (built
  * on SDK v2's `Protocol`; its messages are those of 1.x) over a `PostMessageTransport` bound to the
  * widget frame's window. The app's `tools/call` is relayed through
- * a callback (to the daemon), `ui/message`, `ui/open-link` (http and https only) and size changes go to
+ * a callback (to the daemon), `ui/message`, `ui/open-link` (http and https only, answered once the user
+ * has decided) and size changes go to
  * callbacks, and once the app has initialized it gets the tool input and result. No daemon client
  * reaches the app: the bridge has no MCP `Client`, so nothing but the callbacks below answers it.
  *
@@ -61,8 +62,11 @@ export interface McpAppHostOptions {
   callTool(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** `ui/message`; without this callback the host does not offer messages. */
   onMessage?(params: McpAppMessage): void;
-  /** `ui/open-link` with an http or https URL (others are refused); without it links are not offered. */
-  onOpenLink?(url: string): void;
+  /**
+   * `ui/open-link` with an http or https URL (others are refused); resolves whether the link was opened
+   * (the user may dismiss it), which the app is answered. Without it links are not offered.
+   */
+  onOpenLink?(url: string): Promise<boolean>;
   /**
    * `ui/request-display-mode`: the app asks to be shown `inline`, `fullscreen` or `pip`; answers the mode
    * it is now shown in. Without it the app stays where it is.
@@ -136,8 +140,8 @@ export async function connectMcpApp(options: McpAppHostOptions): Promise<McpAppC
     bridge.onopenlink = async ({ url }) => {
       // Widget code is untrusted: javascript:, data:, file: and the like never leave the frame.
       if (!isHttpUrl(url)) return { isError: true };
-      onOpenLink(url);
-      return {};
+      // The spec's answer: success only if the host opened it; refused or dismissed is an error.
+      return (await onOpenLink(url)) ? {} : { isError: true };
     };
   }
   if (options.onRequestDisplayMode) {

@@ -134,6 +134,29 @@ export class WidgetView {
     );
   }
 
+  /**
+   * The host's prompt for a link the widget asked to open, once it shows: the address it shows and its
+   * note on the requests it refused meanwhile ('' without one).
+   */
+  async linkPrompt(): Promise<{ url: string; refused: string }> {
+    const consent = await this.page.waitForSelector(byTestId('widget-link-consent'));
+    return consent!.evaluate((el) => ({
+      url: el.querySelector<HTMLElement>('[data-testid="widget-link-url"]')?.innerText.trim() ?? '',
+      refused: el.querySelector<HTMLElement>('[data-testid="widget-link-refused"]')?.innerText.trim() ?? '',
+    }));
+  }
+
+  /** Whether the host shows a link prompt now. */
+  async hasLinkPrompt(): Promise<boolean> {
+    return (await this.page.$(byTestId('widget-link-consent'))) !== null;
+  }
+
+  /** Clicks Open (once it is armed) or Dismiss in the link prompt; waits until the prompt has gone. */
+  async answerLink(answer: 'open' | 'dismiss'): Promise<void> {
+    await this.page.locator(byTestId(`widget-link-${answer}`)).click();
+    await this.page.waitForSelector(byTestId('widget-link-consent'), { hidden: true });
+  }
+
   /** Picks a value in the host toolbar's select for `setting`. */
   async setHost(setting: HostSetting, value: string): Promise<void> {
     await this.page.select(byTestId(`widget-host-${setting}`), value);
