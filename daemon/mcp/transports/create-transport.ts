@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { RemoteServerConfig, ServerConfig } from '../../../shared/servers.ts';
 import { eventCheckingFetch, type UnreadableEvent } from './event-check.ts';
+import { HeldMessages } from './held-messages.ts';
 import { answerReadingFetch } from './remote-answer.ts';
 import { markRecording, recordingFetch } from './sent-headers.ts';
 import { sizeLimitedFetch } from './size-limited-fetch.ts';
@@ -53,22 +54,29 @@ export function createTransport(
   // The log shows the MCP headers each message's POST carried (sent-headers.ts); every message is held
   // to the size limit (size-limited-fetch.ts); a JSON answer that does not parse says so (remote-answer.ts),
   // and so does an event that is no JSON-RPC message (event-check.ts, after the limit: it holds an event).
+  // A request or notification the SDK's strict parse refuses in an event is held, and handed on as it
+  // came (held-messages.ts): LoggingTransport answers it, as it does a STDIO line.
   const limit = stdio.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const held = new HeldMessages();
   const limited = sizeLimitedFetch(recordingFetch(headers, baseFetch), limit, (error) =>
     stdio.onMessageTooLarge?.(error),
   );
   const fetch = answerReadingFetch(
     config.transport === 'websocket'
       ? limited
-      : eventCheckingFetch(limited, config.transport, (event) => stdio.onUnreadableEvent?.(event)),
+      : eventCheckingFetch(limited, config.transport, (event) => stdio.onUnreadableEvent?.(event), held),
     url,
   );
   switch (config.transport) {
     case 'sse':
-      return markRecording(new SSEClientTransport(url, { requestInit: { headers }, authProvider, fetch }));
+      return held.install(
+        markRecording(new SSEClientTransport(url, { requestInit: { headers }, authProvider, fetch })),
+      );
     case 'http':
-      return markRecording(
-        new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider, fetch }),
+      return held.install(
+        markRecording(
+          new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider, fetch }),
+        ),
       );
     case 'websocket':
       return new WebSocketTransport(url, headers, limit, (error) => stdio.onMessageTooLarge?.(error));

@@ -1,5 +1,7 @@
 import { type FetchLike, parseJSONRPCMessage, type RequestId } from '@modelcontextprotocol/client';
+import type { HeldMessages } from './held-messages.ts';
 import { parseProblem, UnreadableEventError } from './remote-answer.ts';
+import { isJsonRpcShaped } from './stdio-transport.ts';
 
 /** An event of a server's event stream that is no JSON-RPC message, and the calls it fails. */
 export interface UnreadableEvent {
@@ -22,7 +24,10 @@ const MAX_RESUMABLE = 1024;
  * `onUnreadable` hears of it with the calls it fails instead (the connection stays):
  *
  * - JSON with an `id` and no `method` names its call: that request fails, wherever it came.
- * - JSON with a `method` is a request or notification of the server's own: it answers no call.
+ * - A JSON-RPC request or notification of the server's own (JSON with a `method`, as a STDIO line is
+ *   taken: isJsonRpcShaped) stays in its place, `held` (held-messages.ts): the transport hands it on
+ *   as it came, and LoggingTransport answers a malformed request saying what is wrong, where the SDK
+ *   dropped it and the server waited for ever. Other JSON with a `method` answers no call.
  * - Anything else on the stream a Streamable HTTP POST was answered with answers that POST's request.
  * - Anything else on a legacy SSE server's one stream cannot be tied to a call: every answer travels
  *   there. Dropping it would be as good as silent (the call it answered waits minutes for nothing), and
@@ -38,6 +43,7 @@ export function eventCheckingFetch(
   base: FetchLike,
   transport: 'http' | 'sse',
   onUnreadable: (event: UnreadableEvent) => void,
+  held?: HeldMessages,
 ): FetchLike {
   // The last event id of each Streamable HTTP POST's stream, and that POST's requests.
   const resumable = new Map<string, RequestId[]>();
@@ -55,6 +61,8 @@ export function eventCheckingFetch(
           // A Streamable HTTP stream skips an event whose data is empty; EventSource (SSE) hands it on.
           skipsEmpty: transport === 'http',
           unreadable: (data, parsed) => onUnreadable(unreadableEvent(data, parsed, untied)),
+          standIn: ({ parsed }) =>
+            held && isServerMessage(parsed) ? JSON.stringify(held.hold(parsed)) : undefined,
           eventId: (id) => {
             if (transport !== 'http' || !requests?.length) return;
             resumable.delete(id);
@@ -115,6 +123,11 @@ function problemOf(data: string): { problem?: string; parsed?: unknown } | undef
   }
 }
 
+/** A request or notification of the server's, taken as a STDIO line would be. */
+function isServerMessage(parsed: unknown): parsed is Parameters<HeldMessages['hold']>[0] {
+  return isJsonRpcShaped(parsed) && 'method' in parsed;
+}
+
 const UNTIED =
   '. It came on the event stream that carries the answers to every call, so which call it answers cannot be told: each call waiting for an answer fails';
 
@@ -137,6 +150,8 @@ function unreadableEvent(
 interface EventStreamOptions {
   skipsEmpty: boolean;
   unreadable: (data: string, found: { problem?: string; parsed?: unknown }) => void;
+  /** The data of a stand-in for JSON the SDK refuses that the transport takes all the same, if it does. */
+  standIn: (found: { parsed?: unknown }) => string | undefined;
   eventId: (id: string) => void;
 }
 
@@ -144,8 +159,9 @@ interface EventStreamOptions {
 const isDataLine = (line: string): boolean => line === 'data' || line.startsWith('data:');
 
 /**
- * Text of an event stream in, the same stream out with each unreadable event's data lines taken out.
- * Lines end with CRLF, LF or CR, as the event-stream format has it; events with a blank line.
+ * Text of an event stream in, the same stream out with each unreadable event's data lines taken out,
+ * or replaced by a stand-in's. Lines end with CRLF, LF or CR, as the event-stream format has it; events
+ * with a blank line.
  */
 function eventStream(options: EventStreamOptions): TransformStream<string, string> {
   /** The lines of the event being read. */
@@ -175,7 +191,10 @@ function eventStream(options: EventStreamOptions): TransformStream<string, strin
       const found = text === '' && options.skipsEmpty ? undefined : problemOf(text);
       if (found) {
         kept = kept.filter((line) => !isDataLine(line));
-        options.unreadable(text, found);
+        // A message of the server's is held: its stand-in keeps its place in the stream.
+        const standIn = found.problem === undefined ? options.standIn(found) : undefined;
+        if (standIn === undefined) options.unreadable(text, found);
+        else kept.push(`data: ${standIn}`);
       }
     }
     if (id !== undefined) options.eventId(id);
