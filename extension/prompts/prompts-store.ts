@@ -5,6 +5,7 @@ import type { Prompt, PromptArgument } from '../../shared/mcp';
 import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
+import { listProblemOf } from '../ui/list-problem';
 
 export type { Prompt, PromptArgument };
 
@@ -40,6 +41,8 @@ export const usePromptsStore = defineStore('prompts', () => {
   const prompts = ref<Prompt[]>([]);
   const loading = ref(false);
   const listError = ref<string | null>(null);
+  /** What the daemon found wrong in the server's prompts/list answer (prompts left out, a list cut short). */
+  const listProblem = ref<string | null>(null);
   /** The server answered "Method not found": it offers no prompts. */
   const unsupported = ref(false);
   const query = ref('');
@@ -72,6 +75,7 @@ export const usePromptsStore = defineStore('prompts', () => {
   async function load(id: string): Promise<void> {
     if (serverId.value !== id) {
       prompts.value = [];
+      listProblem.value = null;
       selectedName.value = null;
       values.value = {};
       runs.value = {};
@@ -85,11 +89,13 @@ export const usePromptsStore = defineStore('prompts', () => {
       if (serverId.value !== id) return;
       // The server's items, shown as MCP's Prompt (each field is checked where it is rendered).
       prompts.value = (listed.prompts ?? []) as Prompt[];
+      listProblem.value = listProblemOf(listed);
       if (selectedName.value && !selected.value) selectedName.value = null;
       if (!selectedName.value && prompts.value[0]) select(prompts.value[0].name);
     } catch (error) {
       if (serverId.value !== id) return;
       prompts.value = [];
+      listProblem.value = null;
       if (isMethodNotFound(error)) unsupported.value = true;
       else listError.value = describeError(error);
     } finally {
@@ -141,6 +147,7 @@ export const usePromptsStore = defineStore('prompts', () => {
     prompts,
     loading,
     listError,
+    listProblem,
     unsupported,
     query,
     filtered,

@@ -5,6 +5,7 @@ import type { Resource, ResourceTemplate } from '../../shared/mcp';
 import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
+import { listProblemOf } from '../ui/list-problem';
 
 export type { Resource, ResourceTemplate };
 
@@ -35,6 +36,10 @@ export const useResourcesStore = defineStore('resources', () => {
   const templates = ref<ResourceTemplate[]>([]);
   const loading = ref(false);
   const listError = ref<string | null>(null);
+  /** What the daemon found wrong in the server's resources/list answer (resources left out, a list cut short). */
+  const listProblem = ref<string | null>(null);
+  /** The same for its resources/templates/list answer. */
+  const templatesProblem = ref<string | null>(null);
   /** The server answered "Method not found": it offers no resources. */
   const unsupported = ref(false);
   const query = ref('');
@@ -98,6 +103,8 @@ export const useResourcesStore = defineStore('resources', () => {
     }
     resources.value = [];
     templates.value = [];
+    listProblem.value = null;
+    templatesProblem.value = null;
     selectedUri.value = null;
     selectedTemplate.value = null;
     templateValues.value = {};
@@ -123,16 +130,21 @@ export const useResourcesStore = defineStore('resources', () => {
     loading.value = false;
     unsupported.value = listed.status === 'rejected' && isMethodNotFound(listed.reason);
     // The server's items, shown as MCP's Resource (each field is checked where it is rendered).
-    if (listed.status === 'fulfilled') resources.value = (listed.value.resources ?? []) as Resource[];
-    else {
+    if (listed.status === 'fulfilled') {
+      resources.value = (listed.value.resources ?? []) as Resource[];
+      listProblem.value = listProblemOf(listed.value);
+    } else {
       resources.value = [];
+      listProblem.value = null;
       if (!unsupported.value) listError.value = describeError(listed.reason);
     }
     // A server may list resources yet not implement templates: that just means none.
-    if (templated.status === 'fulfilled')
+    if (templated.status === 'fulfilled') {
       templates.value = (templated.value.resourceTemplates ?? []) as ResourceTemplate[];
-    else {
+      templatesProblem.value = listProblemOf(templated.value);
+    } else {
       templates.value = [];
+      templatesProblem.value = null;
       if (!isMethodNotFound(templated.reason) && !listError.value && !unsupported.value) {
         listError.value = describeError(templated.reason);
       }
@@ -235,6 +247,8 @@ export const useResourcesStore = defineStore('resources', () => {
     templates,
     loading,
     listError,
+    listProblem,
+    templatesProblem,
     unsupported,
     query,
     filtered,

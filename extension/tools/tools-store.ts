@@ -7,6 +7,7 @@ import { isActive, newRun, type Run, ToolRunner } from './tool-run';
 import { useTasksStore } from './tasks-store';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
+import { listProblemOf } from '../ui/list-problem';
 
 export type { Run, Tool };
 
@@ -18,6 +19,8 @@ export const useToolsStore = defineStore('tools', () => {
   const tools = shallowRef<Tool[]>([]);
   const loading = ref(false);
   const listError = ref<string | null>(null);
+  /** What the daemon found wrong in the server's tools/list answer (tools left out, a list cut short). */
+  const listProblem = ref<string | null>(null);
   const query = ref('');
   const selectedName = ref<string | null>(null);
   const values = ref<Record<string, Record<string, unknown>>>({});
@@ -77,6 +80,7 @@ export const useToolsStore = defineStore('tools', () => {
   async function load(id: string): Promise<void> {
     if (serverId.value !== id) {
       tools.value = [];
+      listProblem.value = null;
       selectedName.value = null;
       values.value = {};
       runs.value = {};
@@ -88,11 +92,13 @@ export const useToolsStore = defineStore('tools', () => {
       const listed = await requireClient().listTools(id);
       if (serverId.value !== id) return;
       tools.value = listed.tools as Tool[];
+      listProblem.value = listProblemOf(listed);
       if (wanted?.serverId === id && tools.value.some((t) => t.name === wanted?.name)) select(wanted.name);
       if (wanted?.serverId === id) wanted = null;
       if (!selectedName.value && tools.value[0]) select(tools.value[0].name);
     } catch (error) {
       listError.value = (error as Error).message;
+      listProblem.value = null;
     } finally {
       loading.value = false;
     }
@@ -147,6 +153,7 @@ export const useToolsStore = defineStore('tools', () => {
     tools,
     loading,
     listError,
+    listProblem,
     query,
     selectedName,
     values,

@@ -20,6 +20,7 @@ import { extensionStore } from '../../extension/app/extension-store';
 import { PLATFORM, type Platform } from '../../extension/app/platform';
 import { useSavedRequestsStore } from '../../extension/saved-requests/saved-requests-store';
 import { collectFailedFetches } from './failed-fetches';
+import { answerPaths } from './support/fake-daemon';
 
 const platform: Platform = {
   kind: 'extension',
@@ -248,5 +249,36 @@ describe('PopupResult', () => {
     expect(wrapper.get('[data-testid="content-text"]').text()).toBe('<b>bold</b>');
     expect(wrapper.find('b').exists()).toBe(false);
     expect(wrapper.find('[data-testid="popup-result-note"]').exists()).toBe(false);
+  });
+});
+
+describe('a tools/list answer the daemon found wrong, in the popup', () => {
+  it('says what is wrong under the selects, as text, and lists the tools it could', async () => {
+    await fakeBrowser.storage.local.set({ pairing: { url: 'http://127.0.0.1:6274', token: 'token' } });
+    answerPaths({
+      '/health': { status: 'ok', version: '0.0.0', mode: 'local', uptimeMs: 1, timestamp: '' },
+      '/servers/': { servers: [server('a', 'connected')] },
+      '/tools/list': {
+        tools: [
+          { name: 'echo', inputSchema: { type: 'object' } },
+          { name: 'echo', inputSchema: {} },
+        ],
+        toolsMetadata: {},
+        resultProblem: 'tools.1 has no string "name": left out; "<i>nextCursor</i>" is a JSON number',
+      },
+    });
+    const wrapper = await mountPopup();
+
+    const warning = wrapper.get('[data-testid="popup-tools-problem"]');
+    expect(warning.text()).toBe(
+      'The server\'s tools/list answer is not as MCP says: tools.1 has no string "name": left out; ' +
+        '"<i>nextCursor</i>" is a JSON number',
+    );
+    expect(warning.find('i').exists()).toBe(false);
+    // A name the server listed twice is offered twice.
+    expect(wrapper.findAll('[data-testid="popup-tool"] option').map((o) => o.text())).toEqual([
+      'echo',
+      'echo',
+    ]);
   });
 });

@@ -9,6 +9,8 @@ import {
   usePromptsStore,
   type Prompt,
 } from '../../extension/prompts/prompts-store';
+import { answerPaths } from './support/fake-daemon';
+import { layOutLists } from './support/list-layout';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -101,6 +103,7 @@ describe('PromptsView', () => {
 
   /** The view unpaired: listing fails, then the list is set as a server would have sent it. */
   async function mountView() {
+    layOutLists();
     const wrapper = mount(PromptsView, { props: { serverId: 'everything' }, attachTo: document.body });
     onTestFinished(() => wrapper.unmount());
     await flushPromises();
@@ -150,5 +153,45 @@ describe('PromptsView', () => {
     await flushPromises();
     // Not paired with a daemon here: the call fails before any request, and says why.
     expect(wrapper.get('[data-testid="prompt-error"]').text()).toContain('Not paired with a daemon');
+  });
+});
+
+describe('the prompts list', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  async function mountListing(answer: Record<string, unknown>) {
+    layOutLists();
+    answerPaths({ '/prompts/list': answer });
+    const wrapper = mount(PromptsView, { props: { serverId: 'everything' }, attachTo: document.body });
+    onTestFinished(() => wrapper.unmount());
+    await flushPromises();
+    return { wrapper, store: usePromptsStore() };
+  }
+
+  it('puts only the rows in view in the page, of 20,000 prompts, and shows a name listed twice twice', async () => {
+    const prompts = Array.from({ length: 20_000 }, (_, i) => ({ name: `p${i}`, description: `Prompt ${i}` }));
+    prompts[1] = { name: 'p0', description: 'The other p0' };
+    const { wrapper, store } = await mountListing({ prompts });
+    expect(wrapper.findAll('[role="option"]').length).toBeLessThanOrEqual(40);
+    expect(
+      wrapper.findAll('[data-testid="prompt-p0"]').map((row) => row.get('.split-item-desc').text()),
+    ).toEqual(['Prompt 0', 'The other p0']);
+    await wrapper.get('[data-testid="prompt-search"]').setValue('Prompt 19999');
+    await wrapper.get('[data-testid="prompt-p19999"]').trigger('keydown', { key: 'Enter' });
+    expect(store.selectedName).toBe('p19999');
+  });
+
+  it('says what the daemon found wrong in the prompts/list answer, above the list, as text', async () => {
+    const { wrapper } = await mountListing({
+      prompts: [{ name: 'simple_prompt' }],
+      resultProblem: 'prompts.1 has no string "name": left out; "<b>nextCursor</b>" is a JSON number',
+    });
+    const warning = wrapper.get('[data-testid="prompts-list-problem"]');
+    expect(warning.text()).toBe(
+      'The server\'s prompts/list answer is not as MCP says: prompts.1 has no string "name": left out; ' +
+        '"<b>nextCursor</b>" is a JSON number',
+    );
+    expect(warning.find('b').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="prompt-simple_prompt"]').exists()).toBe(true);
   });
 });

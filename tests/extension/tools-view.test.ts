@@ -6,6 +6,8 @@ import { localStorageStore } from '../../extension/app/key-value-store';
 import { PLATFORM, type Platform } from '../../extension/app/platform';
 import { type Tool, useToolsStore } from '../../extension/tools/tools-store';
 import { hintBadges, isSafeIconSrc, pickIcon } from '../../extension/tools/tool-display';
+import { answerPaths } from './support/fake-daemon';
+import { layOutLists } from './support/list-layout';
 
 const platform: Platform = {
   kind: 'web',
@@ -23,6 +25,7 @@ const tool = (name: string, description: string): Tool => ({
 
 /** The view unpaired: listing fails, then the list is set as a server would have sent it. */
 async function mountWith(tools: Tool[], name: string) {
+  layOutLists();
   const wrapper = mount(ToolsView, {
     props: { serverId: 'everything' },
     global: { provide: { [PLATFORM as symbol]: platform } },
@@ -157,5 +160,127 @@ describe('tool titles, annotations and icons', () => {
       )?.src,
     ).toBe('https://a/dark.png');
     expect(pickIcon([{ src: 'ftp://a/x.png' }])).toBeUndefined();
+  });
+});
+
+describe('the tools list', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  const many = (count: number): Tool[] =>
+    Array.from({ length: count }, (_, i) => tool(`tool-${i + 1}`, `Tool number ${i + 1}`));
+  const rows = (wrapper: { findAll: (selector: string) => unknown[] }) =>
+    wrapper.findAll('[role="option"]').length;
+
+  it('puts only the rows in view (and a few around them) in the page, of 20,000 tools', async () => {
+    const { wrapper } = await mountWith(many(20_000), 'tool-1');
+    const shown = rows(wrapper);
+    // 440 px of 44 px rows, and the virtualizer's overscan.
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThanOrEqual(40);
+    const first = wrapper.get('[data-testid="tool-tool-1"]');
+    expect(first.attributes('aria-setsize')).toBe('20000');
+    expect(first.attributes('aria-selected')).toBe('true');
+    expect(wrapper.find('[data-testid="tool-tool-20000"]').exists()).toBe(false);
+  });
+
+  it('shows every tool of a name the server listed twice, also when the list changes', async () => {
+    const twice = [tool('echo', 'The first echo'), tool('add', 'Adds'), tool('echo', 'The second echo')];
+    const { wrapper, store } = await mountWith(twice, 'add');
+    const shown = () => wrapper.findAll('[role="option"]').map((row) => row.text());
+    expect(
+      wrapper.findAll('[data-testid="tool-echo"]').map((row) => row.get('.split-item-desc').text()),
+    ).toEqual(['The first echo', 'The second echo']);
+    // The server changes its list (notifications/tools/list_changed), names repeated in both: rows
+    // keyed by name left one of the old rows behind.
+    const names = (list: string) => list.split(' ').map((name, i) => tool(name, `${name}${i}`));
+    for (const list of ['b c c a', 'a a c a b']) {
+      store.tools = names(list);
+      await flushPromises();
+      expect(shown()).toEqual(store.tools.map((t) => `${t.name}${t.description}`));
+    }
+    store.query = 'a';
+    await flushPromises();
+    expect(shown()).toEqual(['aa0', 'aa1', 'aa3']);
+  });
+
+  it('finds a tool far down the list by search, and selects it', async () => {
+    const { wrapper, store } = await mountWith(many(20_000), 'tool-1');
+    await wrapper.get('[data-testid="tool-search"]').setValue('Tool number 19999');
+    expect(rows(wrapper)).toBe(1);
+    await wrapper.get('[data-testid="tool-tool-19999"]').trigger('click');
+    expect(store.selectedName).toBe('tool-19999');
+    expect(wrapper.get('[data-testid="tool-title"]').text()).toBe('tool-19999');
+  });
+
+  it('moves along the list with the arrow keys, one tab stop, and selects with Enter or Space', async () => {
+    const { wrapper, store } = await mountWith(many(100), 'tool-2');
+    const stops = () =>
+      wrapper.findAll('[role="option"][tabindex="0"]').map((row) => row.attributes('data-testid'));
+    expect(stops()).toEqual(['tool-tool-2']);
+    const second = wrapper.get('[data-testid="tool-tool-2"]');
+    (second.element as HTMLElement).focus();
+    await second.trigger('keydown', { key: 'ArrowDown' });
+    await flushPromises();
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('tool-tool-3');
+    expect(stops()).toEqual(['tool-tool-3']);
+    await wrapper.get('[data-testid="tool-tool-3"]').trigger('keydown', { key: ' ' });
+    expect(store.selectedName).toBe('tool-3');
+    await wrapper.get('[data-testid="tool-tool-3"]').trigger('keydown', { key: 'Home' });
+    await flushPromises();
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('tool-tool-1');
+    await wrapper.get('[data-testid="tool-tool-1"]').trigger('keydown', { key: 'Enter' });
+    expect(store.selectedName).toBe('tool-1');
+  });
+});
+
+describe('a tools/list answer the daemon found wrong', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  const hostile = '"<img src=x onerror=alert(1)>" has no string "name": left out';
+
+  async function mountListing(answer: Record<string, unknown>) {
+    layOutLists();
+    answerPaths({ '/tools/list': answer });
+    const wrapper = mount(ToolsView, {
+      props: { serverId: 'everything' },
+      global: { provide: { [PLATFORM as symbol]: platform } },
+      attachTo: document.body,
+    });
+    onTestFinished(() => wrapper.unmount());
+    await flushPromises();
+    return wrapper;
+  }
+
+  it('says what is wrong above the list, as text', async () => {
+    const wrapper = await mountListing({
+      tools: [tool('echo', 'Echoes')],
+      toolsMetadata: {},
+      resultProblem: `tools.1 is not an object: left out; ${hostile}`,
+    });
+    const warning = wrapper.get('[data-testid="tools-list-problem"]');
+    expect(warning.text()).toBe(
+      `The server's tools/list answer is not as MCP says: tools.1 is not an object: left out; ${hostile}`,
+    );
+    expect(warning.attributes('role')).toBe('alert');
+    expect(warning.find('img').exists()).toBe(false);
+    expect(wrapper.find('img').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="tool-echo"]').text()).toContain('Echoes');
+  });
+
+  it('says it instead of "offers no tools" when no tool could be shown', async () => {
+    const wrapper = await mountListing({
+      tools: [],
+      toolsMetadata: {},
+      resultProblem: 'the result has no "tools" array: no tools shown',
+    });
+    expect(wrapper.get('[data-testid="tools-list-problem"]').text()).toContain('no tools shown');
+    expect(wrapper.text()).not.toContain('This server offers no tools.');
+  });
+
+  it('shows no warning for a list without a problem', async () => {
+    const wrapper = await mountListing({ tools: [tool('echo', 'Echoes')], toolsMetadata: {} });
+    expect(wrapper.find('[data-testid="tool-echo"]').exists()).toBe(true);
+    expect(wrapper.find('[data-testid="tools-list-problem"]').exists()).toBe(false);
+    expect(wrapper.find('[role="alert"]').exists()).toBe(false);
   });
 });

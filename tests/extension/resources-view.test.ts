@@ -1,0 +1,66 @@
+import { flushPromises, mount } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import ResourcesView from '../../extension/resources/ResourcesView.vue';
+import { useResourcesStore } from '../../extension/resources/resources-store';
+import { answerPaths } from './support/fake-daemon';
+import { layOutLists } from './support/list-layout';
+
+async function mountListing(answers: Record<string, unknown>) {
+  layOutLists();
+  answerPaths(answers);
+  const wrapper = mount(ResourcesView, { props: { serverId: 'everything' }, attachTo: document.body });
+  onTestFinished(() => wrapper.unmount());
+  await flushPromises();
+  return { wrapper, store: useResourcesStore() };
+}
+
+describe('the resources lists', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  it('says what the daemon found wrong in either list answer, above the lists, as text', async () => {
+    const { wrapper } = await mountListing({
+      '/resources/list': {
+        resources: [{ uri: 'test://a', name: 'a' }],
+        resultProblem: 'resources.1 has no string "uri": left out',
+      },
+      '/resources/templates/list': {
+        resourceTemplates: [],
+        resultProblem: '"resourceTemplates" is a JSON string, not an array: no resourceTemplates shown',
+      },
+    });
+    expect(wrapper.get('[data-testid="resources-list-problem"]').text()).toBe(
+      'The server\'s resources/list answer is not as MCP says: resources.1 has no string "uri": left out',
+    );
+    expect(wrapper.get('[data-testid="templates-list-problem"]').text()).toBe(
+      "The server's resources/templates/list answer is not as MCP says: " +
+        '"resourceTemplates" is a JSON string, not an array: no resourceTemplates shown',
+    );
+    expect(wrapper.find('[data-testid="resource-test://a"]').exists()).toBe(true);
+  });
+
+  it('puts only the rows in view in the page, and shows a URI listed twice twice', async () => {
+    const resources = Array.from({ length: 20_000 }, (_, i) => ({ uri: `test://${i}`, name: `r${i}` }));
+    resources[1] = { uri: 'test://0', name: 'the other test://0' };
+    const { wrapper, store } = await mountListing({
+      '/resources/list': { resources },
+      '/resources/templates/list': {
+        resourceTemplates: [
+          { uriTemplate: 'test://{id}', name: 'twice' },
+          { uriTemplate: 'other://{id}', name: 'twice' },
+        ],
+      },
+    });
+    expect(wrapper.findAll('[role="option"]').length).toBeLessThanOrEqual(40);
+    expect(wrapper.findAll('[data-testid="resource-test://0"]').map((row) => row.text())).toEqual([
+      'r0test://0',
+      'the other test://0test://0',
+    ]);
+    expect(wrapper.findAll('[data-testid="template-twice"]').map((row) => row.text())).toEqual([
+      'twicetest://{id}',
+      'twiceother://{id}',
+    ]);
+    await wrapper.get('[data-testid="template-twice"]').trigger('keydown', { key: 'Enter' });
+    expect(store.selectedTemplate).toBe('twice');
+  });
+});
