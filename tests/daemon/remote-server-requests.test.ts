@@ -1,9 +1,10 @@
 /**
  * Streamable HTTP and SSE servers (plain node:http, JSON-RPC written by hand) that send, while a tool
- * call runs, a request the SDK's strict parse refuses (elicitation/create with params null). It is
- * answered as a STDIO server's is, with -32602 saying what is wrong, logged once as received and the
- * answer as sent. The tool time-out is short only so that the old behaviour fails in reasonable time:
- * nothing here waits for it.
+ * call runs, a request the SDK's strict parse refuses (elicitation/create with params null), or answer
+ * a call with a JSON body the SDK refuses. The request is answered as a STDIO server's is, with -32602
+ * saying what is wrong, logged once as received and the answer as sent; a malformed response fails its
+ * call at once with 502 in logging-transport's words. The tool time-out is short only so that the old
+ * behaviour fails in reasonable time: nothing here waits for it.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -233,5 +234,109 @@ describe('a malformed request of an HTTP or SSE server, sent during a call', () 
       toolTimeoutMs: TOOL_TIMEOUT_MS,
     });
     await answersTheRequest(d, server);
+  });
+});
+
+describe('a Streamable HTTP server answering a call with a JSON body the SDK refuses', () => {
+  /** The call answered with `body` fails at once with 502 in `error`, and the next call is answered. */
+  async function failsAtOnce(
+    d: TestDaemon,
+    server: HostileServer,
+    body: (id: unknown) => string,
+    error: string,
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    server.bodies.push(body);
+    const started = performance.now();
+    const failed = await call(d);
+    expect(performance.now() - started, 'failed at once, not at the time-out').toBeLessThan(
+      TOOL_TIMEOUT_MS / 2,
+    );
+    expect(failed.status, JSON.stringify(failed.body)).toBe(502);
+    expect(failed.body).toMatchObject({ code: 'mcp_error', error, mcpError: { code: -32603, data } });
+    expect((await d.api('GET', '/api/mcp/servers/flaky')).body.status).toBe('connected');
+    const next = await call(d);
+    expect(next.status).toBe(200);
+    expect(next.body.result.content[0].text).toBe('fine');
+    expect(server.initializes, 'the same connection answers').toBe(1);
+  }
+
+  it('a response whose result is no object, whose error is null, or with a member too many fails the call saying so', async () => {
+    const server = await hostileHttp();
+    const d = await daemonWith({ ...server, faults: [], handshakeFaults: [] }, 'http', {
+      toolTimeoutMs: TOOL_TIMEOUT_MS,
+    });
+    expect((await call(d)).status).toBe(200);
+    const shown = '; the log shows what it sent';
+    await failsAtOnce(
+      d,
+      server,
+      (id) => JSON.stringify({ jsonrpc: '2.0', id, result: 5 }),
+      `The server's result is a JSON number, not an object as every MCP result is${shown}`,
+      { reason: 'result-not-an-object', type: 'number' },
+    );
+    const problems = [
+      [{ error: null }, 'its "error" is null, not an object'],
+      [{ result: { content: [] }, error: null }, 'it has both "result" and "error"'],
+      [{ result: { content: [] }, extra: 1 }, 'it has a member "extra", which a response has not'],
+      [{ result: { _meta: 5, content: [] } }, 'its "result._meta" is a JSON number, not an object'],
+    ] as const;
+    for (const [fields, problem] of problems) {
+      await failsAtOnce(
+        d,
+        server,
+        (id) => JSON.stringify({ jsonrpc: '2.0', id, ...fields }),
+        `The server's response is not a JSON-RPC response: ${problem}${shown}`,
+        { reason: 'malformed-response', problem },
+      );
+    }
+    // Each as the server sent it, in the log.
+    const received = logged(d).filter(([direction]) => direction === 'receive');
+    expect(received.map(([, message]) => message)).toContainEqual(
+      expect.objectContaining({ result: { content: [] }, extra: 1 }),
+    );
+  });
+
+  it('a response whose id names no call fails the call the body answers, saying so, and the connection stays', async () => {
+    const server = await hostileHttp();
+    const d = await daemonWith({ ...server, faults: [], handshakeFaults: [] }, 'http', {
+      toolTimeoutMs: TOOL_TIMEOUT_MS,
+    });
+    expect((await call(d)).status).toBe(200);
+    const body = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}';
+    server.bodies.push(() => body);
+    const failed = await call(d);
+    expect(failed.status, JSON.stringify(failed.body)).toBe(502);
+    expect(failed.body).toMatchObject({
+      code: 'upstream_failed',
+      error: `The server's answer of 79 bytes is a JSON-RPC response whose "id" is null, not a string or an integer: it answers no call; it begins: ${body}`,
+      mcpError: { code: 'NOT_JSON_RPC' },
+    });
+    expect((await d.api('GET', '/api/mcp/servers/flaky')).body.status).toBe('connected');
+    expect((await call(d)).status).toBe(200);
+    expect(server.initializes).toBe(1);
+  });
+
+  it('a malformed request in the body, before the answer, is answered -32602 and the call completes', async () => {
+    const server = await hostileHttp();
+    const d = await daemonWith({ ...server, faults: [], handshakeFaults: [] }, 'http', {
+      toolTimeoutMs: TOOL_TIMEOUT_MS,
+    });
+    expect((await call(d)).status).toBe(200);
+    server.bodies.push((id) => JSON.stringify([MALFORMED_ASK, fine(id)]));
+    const started = performance.now();
+    const executed = await call(d);
+    expect(performance.now() - started).toBeLessThan(TOOL_TIMEOUT_MS / 2);
+    expect(executed.status, JSON.stringify(executed.body)).toBe(200);
+    expect(executed.body.result.content[0].text).toBe('fine');
+    await answered(server, 'ask-1');
+    expect(server.posted.filter((message) => message.id === 'ask-1')).toEqual([ASK_ANSWER]);
+    const entries = logged(d).filter(([, message]) => JSON.stringify(message).includes('ask-1'));
+    expect(entries).toEqual([
+      ['receive', MALFORMED_ASK],
+      ['send', ASK_ANSWER],
+    ]);
+    expect((await d.api('GET', '/api/mcp/servers/flaky')).body.status).toBe('connected');
+    expect(server.initializes).toBe(1);
   });
 });

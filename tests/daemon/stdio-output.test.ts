@@ -137,6 +137,8 @@ describe('large messages from a STDIO server', () => {
       'error-null': 'its "error" is null, not an object',
       'result-and-error': 'it has both "result" and "error"',
       neither: 'it has neither "result" nor "error"',
+      'member-too-many': 'it has a member "extra", which a response has not',
+      'meta-not-object': 'its "result._meta" is a JSON number, not an object',
     };
     for (const [toolName, problem] of Object.entries(problems)) {
       const call = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'raw', toolName });

@@ -54,8 +54,8 @@ export function createTransport(
   // The log shows the MCP headers each message's POST carried (sent-headers.ts); every message is held
   // to the size limit (size-limited-fetch.ts); a JSON answer that does not parse says so (remote-answer.ts),
   // and so does an event that is no JSON-RPC message (event-check.ts, after the limit: it holds an event).
-  // A request or notification the SDK's strict parse refuses in an event is held, and handed on as it
-  // came (held-messages.ts): LoggingTransport answers it, as it does a STDIO line.
+  // A JSON-RPC message the SDK's strict parse refuses in either is held, and handed on as it came
+  // (held-messages.ts): LoggingTransport answers it, as it does a STDIO line.
   const limit = stdio.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const held = new HeldMessages();
   const limited = sizeLimitedFetch(recordingFetch(headers, baseFetch), limit, (error) =>
@@ -66,6 +66,7 @@ export function createTransport(
       ? limited
       : eventCheckingFetch(limited, config.transport, (event) => stdio.onUnreadableEvent?.(event), held),
     url,
+    held,
   );
   switch (config.transport) {
     case 'sse':

@@ -6,10 +6,11 @@ const MAX_HELD = 1024;
 
 /**
  * Messages of an HTTP or SSE server's that the SDK's transports would refuse with their strict parse
- * (an `elicitation/create` whose `params` is null) and drop: the daemon takes them as it takes a STDIO
- * server's line, so LoggingTransport logs each as received and answers a malformed request.
+ * (an `elicitation/create` whose `params` is null, a response with a member too many) and drop, or take
+ * for a broken connection: the daemon takes them as it takes a STDIO server's line, so LoggingTransport
+ * logs each as received and answers a malformed request, or fails the call a malformed response names.
  *
- * Each stays in its place in the stream (event-check.ts puts a stand-in there, a
+ * Each stays in its place in the stream (event-check.ts, remote-answer.ts put a stand-in there, a
  * notification the SDK takes), so it reaches the transport's `onmessage` after what the server sent
  * before it and before what it sent after. The stand-in's method holds a random name: a server cannot
  * send one.

@@ -28,6 +28,9 @@ interface Round {
   tag: NonNullable<RpcMessageEntry['call']>;
 }
 
+/** The members of a JSON-RPC response; the SDK refuses a response with any other. */
+const RESPONSE_MEMBERS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'result', 'error']);
+
 /** Rounds waiting for their response, at most: one that never gets any (timed out) is forgotten in time. */
 const MAX_OPEN_ROUNDS = 1024;
 
@@ -68,7 +71,9 @@ export function malformedResponse(message: JSONRPCMessage): string | undefined {
   const hasError = 'error' in message;
   if (hasResult && hasError) return 'it has both "result" and "error"';
   if (!hasResult && !hasError) return 'it has neither "result" nor "error"';
-  if (hasResult) return undefined;
+  const extra = Object.keys(message).find((key) => !RESPONSE_MEMBERS.has(key));
+  if (extra !== undefined) return `it has a member ${JSON.stringify(extra)}, which a response has not`;
+  if (hasResult) return metaProblem((message as { result: unknown }).result);
   const error: unknown = (message as { error: unknown }).error;
   if (typeof error !== 'object' || error === null || Array.isArray(error)) {
     return `its "error" is ${error === null ? 'null' : `a JSON ${jsonType(error)}`}, not an object`;
@@ -79,6 +84,14 @@ export function malformedResponse(message: JSONRPCMessage): string | undefined {
   if (typeof text !== 'string')
     return `its error "message" is ${text === undefined ? 'missing' : `a JSON ${jsonType(text)}`}, not a string`;
   return undefined;
+}
+
+/** What is wrong with an object result's `_meta` (the SDK needs an object); nonObjectResult sees to the rest. */
+function metaProblem(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null || !('_meta' in result)) return undefined;
+  const type = jsonType(result._meta);
+  if (type === 'object') return undefined;
+  return `its "result._meta" is ${type === 'null' ? 'null' : `a JSON ${type}`}, not an object`;
 }
 
 /** A request of the server's as an answer names it: by its method, unless that is no short string. */

@@ -1,6 +1,13 @@
 import { STATUS_CODES } from 'node:http';
-import { type FetchLike, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import {
+  type FetchLike,
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/client';
 import { redact } from '../redact.ts';
+import type { HeldMessages } from './held-messages.ts';
 
 /** How much of a server's body an error quotes: enough to recognise a stack trace or a proxy's page. */
 const MAX_EXCERPT = 300;
@@ -25,7 +32,8 @@ export interface RemoteAnswer {
 
 /**
  * A JSON answer to a POST whose body does not parse (`problem` says why), or parses to no JSON-RPC
- * message. Its message leaves the body out: an error quotes it only once the secrets are masked.
+ * message (`instead` says what it is, when more than no "jsonrpc": "2.0"). Its message leaves the body
+ * out: an error quotes it only once the secrets are masked.
  */
 export class UnreadableAnswerError extends Error {
   override name = 'UnreadableAnswerError';
@@ -33,10 +41,11 @@ export class UnreadableAnswerError extends Error {
     readonly body: string,
     readonly data: { status: number; contentType: string; bytes: number },
     readonly problem?: string,
+    instead = 'JSON but no JSON-RPC message (no "jsonrpc": "2.0")',
   ) {
     super(
       problem === undefined
-        ? `The server's answer of ${data.bytes} bytes is JSON but no JSON-RPC message (no "jsonrpc": "2.0")`
+        ? `The server's answer of ${data.bytes} bytes is ${instead}`
         : `The server's answer of ${data.bytes} bytes is not JSON: ${problem}`,
     );
   }
@@ -87,13 +96,41 @@ export function parseProblem(error: unknown): string {
   return message.replace(/,? ?"[^]*"(?:\.\.\.)? is not valid JSON$/, '') || 'it is not valid JSON';
 }
 
+/** Whether the SDK's transports take a message (their strict parse), which they otherwise refuse. */
+function sdkTakes(message: unknown): boolean {
+  try {
+    parseJSONRPCMessage(message);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The id of a response the SDK refuses that names no call, shown as an error shows it; undefined for a
+ * request, a notification, or a response that names its call (a string or an integer: the SDK's ids).
+ */
+function unnamedId(message: JSONRPCMessage): string | undefined {
+  if ('method' in message) return undefined;
+  const { id } = message as { id?: unknown };
+  if (typeof id === 'string' || Number.isSafeInteger(id)) return undefined;
+  return id === undefined ? 'missing' : (JSON.stringify(id)?.slice(0, 40) ?? String(id));
+}
+
 /**
  * A `fetch` whose JSON answers to the messages POSTed to `endpoint`, once they fail to parse (or parse
  * to something that is no JSON-RPC message), say so with the body's size: the SDK's bare SyntaxError
  * ("Unexpected end of JSON input") was taken for a lost connection. Other requests (OAuth metadata and
  * tokens) are left as they are.
+ *
+ * A JSON-RPC message in the body that the SDK's strict parse refuses (a `result` of 5, an `error` of
+ * null, a member too many, a request with `params` null) failed the whole send inside the SDK, taken
+ * for a lost connection with a dump of its schema's complaints. Each is `held` (held-messages.ts) in
+ * its place instead, and taken as a STDIO line is: LoggingTransport fails the call a malformed response
+ * names saying what is wrong, and answers a malformed request. A response that names no call (its id
+ * null, a fraction) fails the POST's call, saying so.
  */
-export function answerReadingFetch(base: FetchLike, endpoint: URL): FetchLike {
+export function answerReadingFetch(base: FetchLike, endpoint: URL, held?: HeldMessages): FetchLike {
   const target = endpoint.origin + endpoint.pathname;
   return async (url, init) => {
     const response = await base(url, init);
@@ -113,7 +150,17 @@ export function answerReadingFetch(base: FetchLike, endpoint: URL): FetchLike {
         throw new UnreadableAnswerError(text, data, parseProblem(error));
       }
       if (!looksLikeJsonRpc(parsed)) throw new UnreadableAnswerError(text, data);
-      return parsed;
+      if (!held) return parsed;
+      const taken = (message: JSONRPCMessage): JSONRPCMessage => {
+        if (sdkTakes(message)) return message;
+        const id = unnamedId(message);
+        if (id !== undefined) {
+          const instead = `a JSON-RPC response whose "id" is ${id}, not a string or an integer: it answers no call`;
+          throw new UnreadableAnswerError(text, data, undefined, instead);
+        }
+        return held.hold(message);
+      };
+      return Array.isArray(parsed) ? parsed.map(taken) : taken(parsed as JSONRPCMessage);
     };
     Object.defineProperty(response, 'json', { value: json });
     return response;
