@@ -387,6 +387,17 @@ describe('Apps-SDK widgets in the DevTools panel', USER_FLOW, () => {
     });
   });
 
+  it('refuses a call to a tool not marked widgetAccessible, as ChatGPT does, without running it', async () => {
+    await frame.locator('#private').click();
+    const refused =
+      'Error: The tool "private" may not be called from a widget: ChatGPT runs a widget\'s callTool only ' +
+      'for a tool whose _meta["openai/widgetAccessible"] is true';
+    expect(await widget.waitInFrame(frame, '#error', refused)).toBe(refused);
+    expect(await widget.expandLast('openai:callTool:result')).toMatchObject({
+      error: expect.stringContaining('may not be called from a widget'),
+    });
+  });
+
   it('gives the saved widget state back after the panel reloads', async () => {
     await panel.reload();
     await panel.pairing.waitUntilPaired();

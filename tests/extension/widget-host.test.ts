@@ -23,6 +23,7 @@ import {
   themeOf,
   toolOutputOf,
   type TrafficEntry,
+  widgetAccessRefusal,
   WidgetHost,
   type WidgetHostActions,
   widgetStateKey,
@@ -305,6 +306,28 @@ function recordingHost(overrides: Partial<WidgetHostActions> = {}) {
 }
 
 describe('WidgetHost', () => {
+  it('refuses a callTool the tools do not allow widgets, without running it', async () => {
+    const tools = [
+      { name: 'counter', _meta: { 'openai/widgetAccessible': true } },
+      { name: 'private', _meta: { 'openai/widgetAccessible': 'yes' } },
+      { name: 'bare' },
+    ];
+    const h = recordingHost({ mayCall: (name) => widgetAccessRefusal(name, tools) });
+    for (const toolName of ['private', 'bare', 'unlisted', 'counter']) {
+      await h.host.receive({ type: 'openai:callTool', requestId: toolName, toolName, params: {} });
+    }
+    expect(h.calls).toEqual([['counter', {}]]);
+    const errors = h.posted.map((m) => ('error' in m ? m.error : 'ran'));
+    expect(errors).toEqual([
+      'The tool "private" may not be called from a widget: ChatGPT runs a widget\'s callTool only for a tool whose _meta["openai/widgetAccessible"] is true',
+      'The tool "bare" may not be called from a widget: ChatGPT runs a widget\'s callTool only for a tool whose _meta["openai/widgetAccessible"] is true',
+      'The widget called the tool "unlisted", which the server does not list',
+      'ran',
+    ]);
+    // Before the tools are known, every call runs.
+    expect(widgetAccessRefusal('bare', undefined)).toBeUndefined();
+  });
+
   it('runs a callTool and answers with the result under the same requestId', async () => {
     const h = recordingHost();
     await h.host.receive({

@@ -239,6 +239,12 @@ export interface WidgetHostActions {
   post(message: HostToWidgetMessage): void;
   /** Runs the tool on the widget's server; resolves with the MCP call-tool result, rejects with an Error. */
   callTool(toolName: string, params: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Why the widget may not call this tool, or undefined when it may. ChatGPT runs a widget's `callTool`
+   * only for a tool whose `_meta["openai/widgetAccessible"]` is true (widgetAccessRefusal): without this
+   * action every call is run.
+   */
+  mayCall?(toolName: string): string | undefined;
   followup(message: string): void;
   saveState(state: unknown): void | Promise<void>;
   /**
@@ -342,6 +348,11 @@ export class WidgetHost {
 
   private async callTool(requestId: string, toolName: string, params: Record<string, unknown>) {
     let answer: CallToolResultMessage;
+    const refusal = this.actions.mayCall?.(toolName);
+    if (refusal) {
+      this.send({ type: 'openai:callTool:result', requestId, error: refusal });
+      return;
+    }
     try {
       const result = await this.actions.callTool(toolName, params);
       answer = { type: 'openai:callTool:result', requestId, result };
@@ -479,4 +490,26 @@ export class RpcTraffic {
 
 function requestKey(direction: TrafficEntry['direction'], id: unknown): string {
   return `${direction}:${typeof id}:${String(id)}`;
+}
+
+/** The `_meta` key by which a tool lets widgets call it (Apps SDK, component-initiated tool calls). */
+export const WIDGET_ACCESSIBLE = 'openai/widgetAccessible';
+
+/**
+ * Why a widget may not call `toolName`, as ChatGPT decides it: the tool must be listed and have
+ * `_meta["openai/widgetAccessible"]: true`. Undefined when it may, or when the tools are not known.
+ */
+export function widgetAccessRefusal(
+  toolName: string,
+  tools: ReadonlyArray<{ name: string; _meta?: Record<string, unknown> }> | undefined,
+): string | undefined {
+  if (!tools) return undefined;
+  const tool = tools.find((candidate) => candidate.name === toolName);
+  const name = JSON.stringify(toolName.slice(0, 200));
+  if (!tool) return `The widget called the tool ${name}, which the server does not list`;
+  if (tool._meta?.[WIDGET_ACCESSIBLE] === true) return undefined;
+  return (
+    `The tool ${name} may not be called from a widget: ChatGPT runs a widget's callTool only for a tool ` +
+    `whose _meta["${WIDGET_ACCESSIBLE}"] is true`
+  );
 }
