@@ -24,6 +24,25 @@ export function pretty(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? String(value);
 }
 
+/** How long a JSON text may be and still be indented: past it, it is shown on one line, as it came. */
+export const PRETTY_LIMIT = TEXT_LIMIT * 20;
+
+/**
+ * A server's (or a widget's, or a page's) value as JSON text to show: indented when its JSON is up to
+ * PRETTY_LIMIT characters, else on one line; a value JSON cannot write (a cycle, a BigInt from a
+ * widget's message) as String gives it.
+ */
+export function prettyWithin(value: unknown): string {
+  let compact: string | undefined;
+  try {
+    compact = JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+  if (compact === undefined) return String(value);
+  return compact.length > PRETTY_LIMIT ? compact : JSON.stringify(value, null, 2);
+}
+
 const MIME = /^[a-z]+\/[a-z0-9.+-]+$/i;
 
 /**

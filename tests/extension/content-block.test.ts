@@ -154,3 +154,36 @@ describe('ContentBlock', () => {
     expect(wrapper.get('[data-testid="content-meta"]').text()).toContain('example/x');
   });
 });
+
+describe('large JSON of a content item', () => {
+  const big = { trace: Array.from({ length: 4_000 }, (_, i) => ({ step: i, note: '<i>step</i>' })) };
+  const json = JSON.stringify(big, null, 2);
+
+  it("shows the first 50,000 characters of a block's and an embedded resource's _meta, all on Show all", async () => {
+    const wrapper = mount(ContentBlock, {
+      props: {
+        block: {
+          type: 'resource',
+          resource: { uri: 'test://a', mimeType: 'text/plain', text: 'hi', _meta: big },
+          _meta: big,
+        },
+      },
+    });
+    for (const testId of ['content-meta-json', 'resource-item-meta-json']) {
+      expect(wrapper.get(`[data-testid="${testId}"]`).element.textContent).toBe(json.slice(0, TEXT_LIMIT));
+    }
+    expect(wrapper.findAll('[data-testid="json-clipped"]')).toHaveLength(2);
+    expect(wrapper.find('i').exists()).toBe(false);
+    await wrapper.get('[data-testid="content-meta"] [data-testid="show-all-json"]').trigger('click');
+    expect(JSON.parse(wrapper.get('[data-testid="content-meta-json"]').text())).toEqual(big);
+  });
+
+  it('says a block of a type it does not render is clipped, and shows all on Show all', async () => {
+    const block = { type: 'hologram', ...big };
+    const wrapper = mount(ContentBlock, { props: { block } });
+    expect(wrapper.get('[data-testid="content-json"]').element.textContent).toHaveLength(TEXT_LIMIT);
+    expect(wrapper.get('[data-testid="json-clipped"]').text()).toContain('Showing the first 50,000');
+    await wrapper.get('[data-testid="show-all-json"]').trigger('click');
+    expect(JSON.parse(wrapper.get('[data-testid="content-json"]').text())).toEqual(block);
+  });
+});

@@ -241,6 +241,19 @@ describe('PopupResult', () => {
     expect(wrapper.get('[data-testid="popup-result-note"]').text()).toContain('full inspector');
   });
 
+  it('shows the first 50,000 characters of a large structuredContent, and all on Show all', async () => {
+    const structuredContent = { items: Array.from({ length: 5_000 }, (_, i) => ({ i, name: `item ${i}` })) };
+    const wrapper = mount(PopupResult, { props: { result: { content: [], structuredContent } } });
+    const json = JSON.stringify(structuredContent, null, 2);
+    expect(wrapper.get('[data-testid="popup-structured-json"]').element.textContent).toBe(
+      json.slice(0, 50_000),
+    );
+    await wrapper.get('[data-testid="show-all-json"]').trigger('click');
+    expect(JSON.parse(wrapper.get('[data-testid="popup-structured-json"]').text())).toEqual(
+      structuredContent,
+    );
+  });
+
   it('shows server text as text, not markup, and no note without an outputSchema', () => {
     const wrapper = mount(PopupResult, {
       props: { result: { content: [{ type: 'text', text: '<b>bold</b>' }] } },

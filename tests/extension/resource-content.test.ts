@@ -221,6 +221,18 @@ describe('ResourceContent', () => {
   });
 });
 
+describe('a large result _meta', () => {
+  it('shows its first 50,000 characters, and all on Show all', async () => {
+    const meta = { index: Array.from({ length: 4_000 }, (_, i) => `entry ${i} <b>of</b> the index`) };
+    const wrapper = view([{ uri: 'test://a', text: 'hi' }], { _meta: meta });
+    const shown = wrapper.get('[data-testid="resource-result-meta"] pre');
+    expect(shown.element.textContent).toBe(JSON.stringify(meta, null, 2).slice(0, 50_000));
+    expect(wrapper.find('b').exists()).toBe(false);
+    await wrapper.get('[data-testid="resource-result-meta"] [data-testid="show-all-json"]').trigger('click');
+    expect(JSON.parse(wrapper.get('[data-testid="resource-result-meta"] pre').text())).toEqual(meta);
+  });
+});
+
 describe('ResourceTemplateForm', () => {
   const template = { name: 'file', uriTemplate: 'demo://files/{id}{?format}' };
 

@@ -1,6 +1,7 @@
 import { flushPromises, mount } from '@vue/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import ResultView from '../../extension/tools/ResultView.vue';
+import { PRETTY_LIMIT, TEXT_LIMIT } from '../../extension/ui/content';
 import { setPatternWorkerFactory } from '../../extension/validation/pattern-jobs.ts';
 import { fakePatternWorker } from './support/fake-pattern-worker.ts';
 
@@ -153,6 +154,33 @@ describe('ResultView', () => {
     expect(meta.attributes()).not.toHaveProperty('open');
     expect(meta.text()).toContain('io.example/trace');
     expect(view({ content: [] }).find('[data-testid="result-meta"]').exists()).toBe(false);
+  });
+
+  it('shows the first 50,000 characters of a large structuredContent and _meta, and all on Show all', async () => {
+    const big = { rows: Array.from({ length: 5_000 }, (_, i) => ({ id: i, text: '<b>row</b> '.repeat(4) })) };
+    const json = JSON.stringify(big, null, 2);
+    expect(json.length).toBeGreaterThan(TEXT_LIMIT * 2);
+    const wrapper = view({ content: [], structuredContent: big, _meta: big });
+    for (const testId of ['structured-content', 'result-meta-json']) {
+      expect(wrapper.get(`[data-testid="${testId}"]`).element.textContent).toBe(json.slice(0, TEXT_LIMIT));
+    }
+    const notes = wrapper.findAll('[data-testid="json-clipped"]');
+    expect(notes.map((note) => note.text().replace(/\s+/g, ' '))).toEqual([
+      `Showing the first 50,000 of ${json.length.toLocaleString('en-US')} characters. Show all`,
+      `Showing the first 50,000 of ${json.length.toLocaleString('en-US')} characters. Show all`,
+    ]);
+    expect(wrapper.find('b').exists()).toBe(false);
+    await notes[0]!.get('[data-testid="show-all-json"]').trigger('click');
+    expect(JSON.parse(wrapper.get('[data-testid="structured-content"]').text())).toEqual(big);
+    expect(wrapper.get('[data-testid="result-meta-json"]').element.textContent).toHaveLength(TEXT_LIMIT);
+  });
+
+  it('writes structuredContent past a megabyte of JSON on one line, as it came', () => {
+    const big = { text: 'y'.repeat(PRETTY_LIMIT) };
+    const wrapper = view({ content: [], structuredContent: big });
+    expect(wrapper.get('[data-testid="structured-content"]').text()).toBe(
+      JSON.stringify(big).slice(0, TEXT_LIMIT),
+    );
   });
 
   it('warns above the result when it breaks the 2026-07-28 schema, with the problem as text', () => {

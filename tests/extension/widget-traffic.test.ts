@@ -1,6 +1,7 @@
-import { mount } from '@vue/test-utils';
+import { type DOMWrapper, mount } from '@vue/test-utils';
 import { describe, expect, it } from 'vitest';
 import WidgetTraffic from '../../extension/widgets/WidgetTraffic.vue';
+import { TEXT_LIMIT } from '../../extension/ui/content';
 import type { TrafficEntry } from '../../extension/widgets/apps-sdk/widget-host';
 
 const AT = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
@@ -38,6 +39,13 @@ const ENTRIES: TrafficEntry[] = [
   },
 ];
 
+/** Opens a message's row as a click on its summary does. */
+async function openRow(row: Pick<DOMWrapper<Element>, 'get'>): Promise<void> {
+  const details = row.get('details');
+  (details.element as HTMLDetailsElement).open = true;
+  await details.trigger('toggle');
+}
+
 describe('WidgetTraffic', () => {
   it('says so when there is no message yet', () => {
     const wrapper = mount(WidgetTraffic, { props: { entries: [] } });
@@ -68,15 +76,41 @@ describe('WidgetTraffic', () => {
     expect(wrapper.get('[data-testid="widget-traffic-count"]').text()).toBe('4');
   });
 
-  it('shows each message as JSON in an expandable row, as text', () => {
+  it('shows each message as JSON in an expandable row, as text', async () => {
     const hostile = { type: 'openai:sendFollowupTurn', message: '<img src=x onerror="alert(1)">' };
     const wrapper = mount(WidgetTraffic, {
       props: { entries: [{ seq: 1, at: AT, direction: 'in', type: hostile.type, data: hostile }] },
     });
     const row = wrapper.get('[data-testid="widget-message"]');
     expect(row.get('details').element.tagName).toBe('DETAILS');
+    await openRow(row);
     expect(JSON.parse(row.get('[data-testid="widget-message-json"]').text())).toEqual(hostile);
     expect(wrapper.findAll('img')).toHaveLength(0);
+  });
+
+  it('writes a message only while its row is open, and a large one only in part until Show all', async () => {
+    const big = { type: 'ui/notifications/tool-result', blob: 'x'.repeat(TEXT_LIMIT * 3) };
+    const entries: TrafficEntry[] = Array.from({ length: 500 }, (_, i) => ({
+      seq: i + 1,
+      at: AT,
+      direction: 'in',
+      type: big.type,
+      data: big,
+    }));
+    const wrapper = mount(WidgetTraffic, { props: { entries } });
+    const written = () => wrapper.html().split('x').length - 1;
+    // 500 messages of 150,000 characters each: none written while all are closed.
+    expect(wrapper.findAll('[data-testid="widget-message-json"]')).toHaveLength(0);
+    expect(written()).toBe(0);
+    const row = wrapper.findAll('[data-testid="widget-message"]')[7]!;
+    await openRow(row);
+    expect(row.get('[data-testid="widget-message-json"]').element.textContent).toHaveLength(TEXT_LIMIT);
+    expect(row.get('[data-testid="json-clipped"]').text()).toContain(
+      `Showing the first 50,000 of ${JSON.stringify(big, null, 2).length.toLocaleString('en-US')} characters`,
+    );
+    expect(written()).toBeLessThan(TEXT_LIMIT);
+    await row.get('[data-testid="show-all-json"]').trigger('click');
+    expect(JSON.parse(row.get('[data-testid="widget-message-json"]').text())).toEqual(big);
   });
 
   it('asks to be cleared', async () => {
