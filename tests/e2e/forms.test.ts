@@ -5,6 +5,7 @@ import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.t
 import { type ExtensionBrowser, launchWithTestExtension, VIEWPORT } from './support/browser.ts';
 import { startDaemonForExtension } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { byTestId } from './support/pages/dom.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
 /** Screenshots of the forms and the dialog, for a person to look at. */
@@ -178,5 +179,40 @@ describe('forms generated from JSON Schema in the DevTools panel', USER_FLOW, ()
         legacyTier: 'b',
       },
     });
+  });
+
+  it('stays responsive with a schema that expands exponentially and an outputSchema pattern that backtracks', async () => {
+    // The schema's $refs expand to 6^12 fields: the arguments are edited as JSON, saying why.
+    await panel.tools.select('ref-bomb');
+    expect(await panel.page.$eval(byTestId('schema-too-large'), (el) => (el as HTMLElement).innerText)).toBe(
+      'The schema expands to more than 5,000 fields; edit the arguments as JSON.',
+    );
+
+    // A text that matches nothing: the pattern worker answers in time, with the problem.
+    await panel.tools.select('backtrack');
+    await panel.tools.fill('text', 'b');
+    await panel.tools.run();
+    await panel.tools.resultWith('x has 1 characters');
+    await panel.page.waitForSelector(byTestId('validation-problem'));
+    expect(
+      await panel.page.$eval(byTestId('validation-problem'), (el) => (el as HTMLElement).innerText),
+    ).toContain('does not match pattern');
+
+    // Forty a's and a '!': the worker is stopped after its budget and the pattern reported unchecked.
+    await panel.tools.fill('text', `${'a'.repeat(40)}!`);
+    await panel.tools.run();
+    await panel.tools.resultWith('x has 41 characters');
+    await panel.page.waitForFunction(
+      (selector: string) =>
+        document.querySelector<HTMLElement>(selector)?.innerText ===
+        'outputSchema pattern not checked: it took longer than 1,000 ms',
+      {},
+      byTestId('validation-patterns-not-checked'),
+    );
+    await shoot('backtracking-pattern');
+    // The page answers at once: it never ran the pattern itself.
+    expect(await panel.page.evaluate(() => 1 + 1)).toBe(2);
+    await panel.tools.select('order');
+    await panel.tools.waitForSelected('order');
   });
 });
