@@ -133,6 +133,7 @@ describe('large messages from a STDIO server', () => {
     const problems: Record<string, string> = {
       'code-not-integer': 'its error "code" is "abc", not an integer',
       'code-fraction': 'its error "code" is 1.5, not an integer',
+      'code-unsafe': 'its error "code" is 1152921504606846976, not an integer JSON-RPC can carry exactly',
       'message-not-string': 'its error "message" is a JSON object, not a string',
       'error-null': 'its "error" is null, not an object',
       'result-and-error': 'it has both "result" and "error"',

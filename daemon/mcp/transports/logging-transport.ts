@@ -81,6 +81,9 @@ export function malformedResponse(message: JSONRPCMessage): string | undefined {
   const { code, message: text } = error as { code?: unknown; message?: unknown };
   if (!Number.isInteger(code))
     return `its error "code" is ${JSON.stringify(code) ?? 'missing'}, not an integer`;
+  // The SDK's schema takes safe integers only: a larger one, refused there, left the call waiting.
+  if (!Number.isSafeInteger(code))
+    return `its error "code" is ${BigInt(code as number).toString()}, not an integer JSON-RPC can carry exactly`;
   if (typeof text !== 'string')
     return `its error "message" is ${text === undefined ? 'missing' : `a JSON ${jsonType(text)}`}, not a string`;
   return undefined;
