@@ -198,4 +198,26 @@ describe('LogRow', () => {
     expect(second.get('.id').text()).toBe('99');
     expect(second.get('[data-testid="log-detail"]').text()).toContain('no longer in the log');
   });
+
+  it('shows the first 50,000 characters of a large message, and all on Show all', async () => {
+    const big = { content: [{ type: 'text', text: '<b>x</b>'.repeat(20_000) }] };
+    const [row] = rowsOf([
+      entry({ id: 9, method: 'tools/call', params: { name: 'echo' } }),
+      entry({ id: 9, result: big }),
+    ]);
+    const wrapper = mountRow(row as Row, true);
+    const response = wrapper.findAll('[data-testid="log-detail"] section')[1]!;
+    const json = JSON.stringify({ jsonrpc: '2.0', id: 9, result: big }, null, 2);
+    expect(response.get('pre').element.textContent).toBe(json.slice(0, 50_000));
+    expect(response.get('[data-testid="json-clipped"]').text()).toContain(
+      `of ${json.length.toLocaleString('en-US')} characters`,
+    );
+    expect(wrapper.find('b').exists()).toBe(false);
+    await response.get('[data-testid="show-all-json"]').trigger('click');
+    expect(JSON.parse(response.get('pre').element.textContent!)).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      result: big,
+    });
+  });
 });

@@ -3,7 +3,7 @@
  * mark: records shaped as the daemon sends them (tests/daemon/server-handshake.test.ts checks those
  * against real servers), with hostile text where a server could put it.
  */
-import { mount } from '@vue/test-utils';
+import { flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ElicitationRequired } from '../../shared/api';
@@ -126,6 +126,19 @@ describe('the Server view', () => {
     expect(items[1]?.text()).toContain(HOSTILE);
     expect(items[12]?.text()).toBe('and 2 more');
     expect(wrapper.find('img').exists()).toBe(false);
+  });
+
+  it("shows the first 50,000 characters of a server's large capability, and all on Show all", async () => {
+    const experimental = {
+      'io.example/huge': { names: Array.from({ length: 5_000 }, (_, i) => `name-${i}`) },
+    };
+    const wrapper = show(record({ capabilities: { experimental } }));
+    const capability = wrapper.get('[data-testid="server-capability-experimental"]').element.parentElement!;
+    const pre = () => capability.querySelector('pre')!.textContent;
+    expect(pre()).toBe(JSON.stringify(experimental, null, 2).slice(0, 50_000));
+    capability.querySelector<HTMLButtonElement>('[data-testid="show-all-json"]')!.click();
+    await flushPromises();
+    expect(JSON.parse(pre()!)).toEqual(experimental);
   });
 
   it('shows no handshake or client capabilities for a server not connected', () => {
