@@ -940,11 +940,13 @@ export class ServerConnection {
    * An HTTP or SSE server's event that is no JSON-RPC message (event-check.ts): the log shows its start,
    * and the calls it was meant to answer fail at once with 502 saying what it was (NOT_JSON or
    * NOT_JSON_RPC, as an answer to a POST would), where they waited for their time-out. The server is
-   * there and answering, so it stays connected, and the next call goes to it.
+   * there and answering, so it stays connected, and the next call goes to it. So too a Streamable HTTP
+   * POST's answer that holds no response to its request, after which none can come (NO_RESPONSE: its
+   * messages are logged as received, so no event line).
    */
-  private unreadableEvent(client: Client, { error, fails }: UnreadableEvent): void {
+  private unreadableEvent(client: Client, { error, fails, logged }: UnreadableEvent): void {
     const { excerpt, remoteAnswerOf } = sdk();
-    this.outputLines.take('event', excerpt(error.body, this.secrets));
+    if (!logged) this.outputLines.take('event', excerpt(error.body, this.secrets));
     const { _responseHandlers: handlers, _progressHandlers: progress } =
       client as unknown as WithResponseHandlers;
     if (!(handlers instanceof Map)) {

@@ -34,6 +34,14 @@ export function remoteEndpoint(config: RemoteServerConfig): { url: URL; headers:
   return { url, headers };
 }
 
+/** How the Streamable HTTP transport resumes a stream (the SDK's defaults), which event-check.ts counts on. */
+const RECONNECTION = {
+  initialReconnectionDelay: 1000,
+  maxReconnectionDelay: 30_000,
+  reconnectionDelayGrowFactor: 1.5,
+  maxRetries: 2,
+};
+
 /** What a connection hears from its transport besides messages. */
 export interface TransportOptions extends StdioTransportOptions {
   /** An HTTP or SSE server's event that is no JSON-RPC message, and the calls it fails (event-check.ts). */
@@ -61,12 +69,19 @@ export function createTransport(
   const limited = sizeLimitedFetch(recordingFetch(headers, baseFetch), limit, (error) =>
     stdio.onMessageTooLarge?.(error),
   );
+  const unreadable = (event: UnreadableEvent) => stdio.onUnreadableEvent?.(event);
+  // A Streamable HTTP POST that carries a request and whose answer holds no response to it, where none
+  // can come later, fails that request (posted-requests.ts): a JSON body in answerReadingFetch, an event
+  // stream that ended in eventCheckingFetch, which also sees the transport's resumptions of a stream.
   const fetch = answerReadingFetch(
     config.transport === 'websocket'
       ? limited
-      : eventCheckingFetch(limited, config.transport, (event) => stdio.onUnreadableEvent?.(event), held),
+      : eventCheckingFetch(limited, config.transport, unreadable, held, RECONNECTION.maxRetries),
     url,
     held,
+    config.transport === 'http'
+      ? (requests, error) => unreadable({ error, fails: [...requests.keys()], logged: true })
+      : undefined,
   );
   switch (config.transport) {
     case 'sse':
@@ -76,7 +91,12 @@ export function createTransport(
     case 'http':
       return held.install(
         markRecording(
-          new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider, fetch }),
+          new StreamableHTTPClientTransport(url, {
+            requestInit: { headers },
+            authProvider,
+            fetch,
+            reconnectionOptions: RECONNECTION,
+          }),
         ),
       );
     case 'websocket':

@@ -1,16 +1,19 @@
 import { type FetchLike, parseJSONRPCMessage, type RequestId } from '@modelcontextprotocol/client';
 import type { HeldMessages } from './held-messages.ts';
-import { parseProblem, UnreadableEventError } from './remote-answer.ts';
+import { type PostedRequests, postedRequests, postOf, unanswered } from './posted-requests.ts';
+import { NoResponseError, parseProblem, UnreadableEventError } from './remote-answer.ts';
 import { isJsonRpcShaped } from './stdio-transport.ts';
 
 /** An event of a server's event stream that is no JSON-RPC message, and the calls it fails. */
 export interface UnreadableEvent {
-  error: UnreadableEventError;
+  error: UnreadableEventError | NoResponseError;
   /**
    * The daemon's requests it was meant to answer, by id (none when it answers no call: it is only
    * logged), or `pending`: every request of the connection still waiting for its answer.
    */
   fails: RequestId[] | 'pending';
+  /** What the server sent is in the log already, as the messages it was (a NoResponseError's). */
+  logged?: boolean;
 }
 
 /** Event ids remembered for a stream that may be resumed, at most (the oldest are forgotten first). */
@@ -44,16 +47,61 @@ export function eventCheckingFetch(
   transport: 'http' | 'sse',
   onUnreadable: (event: UnreadableEvent) => void,
   held?: HeldMessages,
+  /** How many failed resumptions in a row the Streamable HTTP transport makes of a stream (its maxRetries). */
+  maxResumptions = 2,
 ): FetchLike {
   // The last event id of each Streamable HTTP POST's stream, and that POST's requests.
-  const resumable = new Map<string, RequestId[]>();
+  const resumable = new Map<string, PostedRequests>();
+  // Resumptions that failed in a row, by the Last-Event-ID they asked with.
+  const failedResumptions = new Map<string, number>();
+  const noResponse = (requests: PostedRequests, message: string) =>
+    onUnreadable({ error: new NoResponseError(message), fails: [...requests.keys()], logged: true });
+  /**
+   * A resumption of a POST's stream that failed: once the transport tries no more (it takes a 405 for
+   * a server without GET streams, and stops after `maxResumptions` failures), nothing answers the POST.
+   */
+  const resumptionFailed = (lastEventId: string, requests: PostedRequests, why: string, stops: boolean) => {
+    const times = (failedResumptions.get(lastEventId) ?? 0) + 1;
+    failedResumptions.set(lastEventId, times);
+    if (!stops && times < maxResumptions) return;
+    failedResumptions.delete(lastEventId);
+    resumable.delete(lastEventId);
+    const after = times > 1 ? ` (${times} times)` : '';
+    noResponse(
+      requests,
+      `The server ended the event stream of ${postOf(requests)} without a response to it, and resuming the stream (GET with Last-Event-ID) failed: ${why}${after}, so no answer can come`,
+    );
+  };
   return async (url, init) => {
-    const response = await base(url, init);
-    const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
-    if (!response.body || !contentType.startsWith('text/event-stream')) return response;
     const post = init?.method === 'POST';
-    const requests = post ? requestIds(init?.body) : resumedRequests(init, resumable);
-    const untied: UnreadableEvent['fails'] = transport === 'sse' && !post ? 'pending' : (requests ?? []);
+    const lastEventId = post ? null : new Headers(init?.headers).get('last-event-id');
+    const resumed = lastEventId === null ? undefined : resumable.get(lastEventId);
+    const resuming =
+      transport === 'http' && lastEventId !== null && resumed !== undefined && resumed.size > 0;
+    let response: Response;
+    try {
+      response = await base(url, init);
+    } catch (error) {
+      if (resuming && !init?.signal?.aborted) {
+        const why = error instanceof Error ? error.message : String(error);
+        resumptionFailed(lastEventId, resumed, why, false);
+      }
+      throw error;
+    }
+    const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
+    if (resuming && !response.ok && response.status !== 401) {
+      const status = `HTTP ${response.status} ${response.statusText}`.trim();
+      resumptionFailed(lastEventId, resumed, `the server answered ${status}`, response.status === 405);
+    } else if (resuming) failedResumptions.delete(lastEventId);
+    if (!response.body || !contentType.startsWith('text/event-stream')) return response;
+    const requests = post ? postedRequests(init?.body) : resumed;
+    const untied: UnreadableEvent['fails'] =
+      transport === 'sse' && !post ? 'pending' : [...(requests?.keys() ?? [])];
+    // What of the stream the SDK's Streamable HTTP transport goes by when it ends: it resumes a stream
+    // that gave an event id and no response (of any call's), and only then.
+    let waiting: PostedRequests = transport === 'http' && requests ? new Map(requests) : new Map();
+    let lastId: string | undefined;
+    let responded = false;
     const checked = response.body
       .pipeThrough(new TextDecoderStream())
       .pipeThrough(
@@ -63,11 +111,33 @@ export function eventCheckingFetch(
           unreadable: (data, parsed) => onUnreadable(unreadableEvent(data, parsed, untied)),
           standIn: ({ parsed }) =>
             held && isServerMessage(parsed) ? JSON.stringify(held.hold(parsed)) : undefined,
+          seen: (parsed, takes) => {
+            if (!waiting.size) return;
+            waiting = unanswered([parsed], waiting);
+            if (takes && typeof parsed === 'object' && parsed !== null && !('method' in parsed))
+              responded = true;
+          },
           eventId: (id) => {
-            if (transport !== 'http' || !requests?.length) return;
+            if (id !== '') lastId = id;
+            if (transport !== 'http' || !requests?.size) return;
             resumable.delete(id);
             if (resumable.size >= MAX_RESUMABLE) resumable.delete(resumable.keys().next().value as string);
             resumable.set(id, requests);
+          },
+          end: () => {
+            if (!waiting.size) return;
+            if (lastId !== undefined && !responded) {
+              // Resumed (GET with Last-Event-ID) by the SDK: the answer may come there, as the MCP spec allows.
+              resumable.set(lastId, waiting);
+              return;
+            }
+            const stream = post ? 'event stream' : 'resumed event stream';
+            noResponse(
+              waiting,
+              lastId === undefined
+                ? `The server ended the ${stream} of ${postOf(waiting)} without a response to it, and with no event id to resume the stream by, so no answer can come`
+                : `The server ended the ${stream} of ${postOf(waiting)} without a response to it, and with a response to another call, so the stream is not resumed and no answer can come`,
+            );
           },
         }),
       )
@@ -80,34 +150,8 @@ export function eventCheckingFetch(
   };
 }
 
-/** The ids of the requests a POST's body carries (the daemon's own JSON). */
-function requestIds(body: unknown): RequestId[] {
-  if (typeof body !== 'string') return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return [];
-  }
-  const ids: RequestId[] = [];
-  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-    const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
-    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
-  }
-  return ids;
-}
-
-/** The requests of the POST whose stream a GET resumes (its Last-Event-ID), if it is one. */
-function resumedRequests(
-  init: RequestInit | undefined,
-  resumable: Map<string, RequestId[]>,
-): RequestId[] | undefined {
-  const lastEventId = new Headers(init?.headers).get('last-event-id');
-  return lastEventId === null ? undefined : resumable.get(lastEventId);
-}
-
-/** Why the SDK cannot take `data`, with what it parsed to if it is JSON; undefined when it can. */
-function problemOf(data: string): { problem?: string; parsed?: unknown } | undefined {
+/** Why the SDK cannot take `data`, with what it parsed to if it is JSON; `takes` when it can. */
+function problemOf(data: string): { problem?: string; parsed?: unknown; takes?: boolean } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);
@@ -117,7 +161,7 @@ function problemOf(data: string): { problem?: string; parsed?: unknown } | undef
   try {
     // The very parse the SDK's transports make of an event.
     parseJSONRPCMessage(parsed);
-    return undefined;
+    return { parsed, takes: true };
   } catch {
     return { parsed };
   }
@@ -152,7 +196,11 @@ interface EventStreamOptions {
   unreadable: (data: string, found: { problem?: string; parsed?: unknown }) => void;
   /** The data of a stand-in for JSON the SDK refuses that the transport takes all the same, if it does. */
   standIn: (found: { parsed?: unknown }) => string | undefined;
+  /** Each event's data that is JSON, and whether the SDK takes it. */
+  seen: (parsed: unknown, takes: boolean) => void;
   eventId: (id: string) => void;
+  /** The stream ended (not broke). */
+  end: () => void;
 }
 
 /** A `data:` line, or a line that is the bare field name `data` (an empty data line). */
@@ -189,7 +237,8 @@ function eventStream(options: EventStreamOptions): TransformStream<string, strin
     if (data && (type === '' || type === 'message')) {
       const text = data.join('\n');
       const found = text === '' && options.skipsEmpty ? undefined : problemOf(text);
-      if (found) {
+      if (found?.parsed !== undefined) options.seen(found.parsed, found.takes === true);
+      if (found && !found.takes) {
         kept = kept.filter((line) => !isDataLine(line));
         // A message of the server's is held: its stand-in keeps its place in the stream.
         const standIn = found.problem === undefined ? options.standIn(found) : undefined;
@@ -231,6 +280,7 @@ function eventStream(options: EventStreamOptions): TransformStream<string, strin
       // An event the stream ended in the middle of is not dispatched: it goes on as it came.
       const rest = [...lines.map((line) => `${line}\n`), ...pieces].join('');
       if (rest) controller.enqueue(rest);
+      options.end();
     },
   });
 }

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { redact } from '../redact.ts';
 import type { HeldMessages } from './held-messages.ts';
+import { type PostedRequests, postedRequests, postOf, unanswered } from './posted-requests.ts';
 
 /** How much of a server's body an error quotes: enough to recognise a stack trace or a proxy's page. */
 const MAX_EXCERPT = 300;
@@ -19,7 +20,7 @@ const MAX_EXCERPT = 300;
  */
 export interface RemoteAnswer {
   message: string;
-  code: 'HTTP_STATUS' | 'NOT_JSON' | 'NOT_JSON_RPC';
+  code: 'HTTP_STATUS' | 'NOT_JSON' | 'NOT_JSON_RPC' | 'NO_RESPONSE';
   data: Record<string, unknown>;
   /** The start of the body the server sent, secrets masked, when it sent one. */
   body?: string;
@@ -71,6 +72,25 @@ export class UnreadableEventError extends Error {
         ? `The server's event of ${data.bytes} bytes is JSON but no JSON-RPC message`
         : `The server's event of ${data.bytes} bytes is not JSON: ${problem}`,
     );
+  }
+}
+
+/**
+ * A Streamable HTTP server's answer to a POST that carries a request, which holds no response to it and
+ * after which none can come (posted-requests.ts): a JSON body with other messages only, a 202 Accepted,
+ * an event stream that ended with no event id to resume it by. The MCP transport has a request answered
+ * in the JSON body, or on the POST's event stream (or its resumption), never on another stream: the call
+ * fails at once, where it waited for its time-out. Its message leaves the body out, as
+ * UnreadableAnswerError's does; `body` is quoted after it.
+ */
+export class NoResponseError extends Error {
+  override name = 'NoResponseError';
+  constructor(
+    message: string,
+    readonly body = '',
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
   }
 }
 
@@ -130,13 +150,33 @@ function unnamedId(message: JSONRPCMessage): string | undefined {
  * names saying what is wrong, and answers a malformed request. A response that names no call (its id
  * null, a fraction) fails the POST's call, saying so.
  */
-export function answerReadingFetch(base: FetchLike, endpoint: URL, held?: HeldMessages): FetchLike {
+export function answerReadingFetch(
+  base: FetchLike,
+  endpoint: URL,
+  held?: HeldMessages,
+  /**
+   * A Streamable HTTP server's (none for a legacy SSE server's, whose POSTs are answered 202): hears of
+   * the requests a POST carries that its answer holds no response to, once the answer's messages are
+   * handed on. A 202 to a request fails the POST instead.
+   */
+  onUnanswered?: (requests: PostedRequests, error: NoResponseError) => void,
+): FetchLike {
   const target = endpoint.origin + endpoint.pathname;
   return async (url, init) => {
     const response = await base(url, init);
     const contentType = response.headers.get('content-type') ?? '';
     const { origin, pathname } = new URL(url);
     if (init?.method !== 'POST' || origin + pathname !== target) return response;
+    const requests = onUnanswered ? postedRequests(init.body) : new Map<never, never>();
+    if (response.status === 202 && requests.size) {
+      // Only a notification or a response is accepted so: nothing answers the request, on any stream.
+      const body = await response.text().catch(() => '');
+      throw new NoResponseError(
+        `The server answered ${postOf(requests)} with HTTP 202 Accepted, which is for notifications and responses: a request is answered with a JSON body or an event stream, so no answer will come${body.trim() ? '. Its body' : ''}`,
+        body,
+        { status: 202 },
+      );
+    }
     if (!response.ok || !/^application\/json\b/i.test(contentType)) return response;
     // The SDK reads the answer with `json()`: this one says what is wrong with a body it cannot use.
     const json = async (): Promise<unknown> => {
@@ -149,10 +189,17 @@ export function answerReadingFetch(base: FetchLike, endpoint: URL, held?: HeldMe
       } catch (error) {
         throw new UnreadableAnswerError(text, data, parseProblem(error));
       }
+      if (Array.isArray(parsed) && parsed.length === 0) {
+        throw new UnreadableAnswerError(
+          text,
+          data,
+          undefined,
+          'an empty JSON array: it holds no JSON-RPC message',
+        );
+      }
       if (!looksLikeJsonRpc(parsed)) throw new UnreadableAnswerError(text, data);
-      if (!held) return parsed;
       const taken = (message: JSONRPCMessage): JSONRPCMessage => {
-        if (sdkTakes(message)) return message;
+        if (!held || sdkTakes(message)) return message;
         const id = unnamedId(message);
         if (id !== undefined) {
           const instead = `a JSON-RPC response whose "id" is ${id}, not a string or an integer: it answers no call`;
@@ -160,7 +207,19 @@ export function answerReadingFetch(base: FetchLike, endpoint: URL, held?: HeldMe
         }
         return held.hold(message);
       };
-      return Array.isArray(parsed) ? parsed.map(taken) : taken(parsed as JSONRPCMessage);
+      const messages = Array.isArray(parsed) ? parsed.map(taken) : taken(parsed as JSONRPCMessage);
+      const left = unanswered(Array.isArray(parsed) ? parsed : [parsed], requests);
+      if (left.size && onUnanswered) {
+        // Once the SDK has handed on the body's messages (at once, when this resolves), so they are taken
+        // and logged as they came: the requests they leave unanswered fail then.
+        const error = new NoResponseError(
+          `The server answered ${postOf(left)} with a JSON body that holds no response to it`,
+          text,
+          data,
+        );
+        setImmediate(() => onUnanswered(left, error));
+      }
+      return messages;
     };
     Object.defineProperty(response, 'json', { value: json });
     return response;
@@ -175,6 +234,10 @@ const SSE_POST_FAILURE = /^Error POSTing to endpoint \(HTTP (\d{3})\): ([^]*)$/;
  * quotes with `secrets` masked; undefined for anything else, such as a broken connection.
  */
 export function remoteAnswerOf(error: unknown, secrets: string[] = []): RemoteAnswer | undefined {
+  if (error instanceof NoResponseError) {
+    const quoted = error.body.trim() ? `: ${excerpt(error.body, secrets)}` : '';
+    return { message: `${error.message}${quoted}`, code: 'NO_RESPONSE', data: error.data };
+  }
   if (error instanceof UnreadableAnswerError || error instanceof UnreadableEventError) {
     const begins = error.body.trim() ? `; it begins: ${excerpt(error.body, secrets)}` : '';
     const after = error instanceof UnreadableEventError ? error.after : '';
