@@ -6,6 +6,7 @@ import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
+import { positionOf, repeatedKeys } from '../ui/list-repeats';
 
 export type { Prompt, PromptArgument };
 
@@ -46,7 +47,10 @@ export const usePromptsStore = defineStore('prompts', () => {
   /** The server answered "Method not found": it offers no prompts. */
   const unsupported = ref(false);
   const query = ref('');
+  /** The selected prompt's name: what it is got by. */
   const selectedName = ref<string | null>(null);
+  /** Its position in the server's list, as a name may be listed twice (as in tools-store.ts). */
+  const selectedIndex = ref<number | null>(null);
   const values = ref<Record<string, Record<string, string>>>({});
   const runs = ref<Record<string, PromptRun>>({});
   /** Per prompt, what stops its get under way (Cancel). */
@@ -59,7 +63,13 @@ export const usePromptsStore = defineStore('prompts', () => {
       [p.name, p.title, p.description].some((text) => text?.toLowerCase().includes(q)),
     );
   });
-  const selected = computed(() => prompts.value.find((p) => p.name === selectedName.value) ?? null);
+  const nameOf = (prompt: Prompt): string => prompt.name;
+  const selected = computed(() => {
+    const index = positionOf(prompts.value, nameOf, selectedName.value, selectedIndex.value);
+    return index === null ? null : (prompts.value[index] ?? null);
+  });
+  /** The names the server lists more than once, with how many times. */
+  const repeats = computed(() => repeatedKeys(prompts.value, nameOf));
   const currentValues = computed(() => (selectedName.value ? (values.value[selectedName.value] ?? {}) : {}));
   const missing = computed(() =>
     selected.value ? missingArguments(selected.value, currentValues.value) : [],
@@ -77,6 +87,7 @@ export const usePromptsStore = defineStore('prompts', () => {
       prompts.value = [];
       listProblem.value = null;
       selectedName.value = null;
+      selectedIndex.value = null;
       values.value = {};
       runs.value = {};
     }
@@ -103,8 +114,21 @@ export const usePromptsStore = defineStore('prompts', () => {
     }
   }
 
+  /** Selects the first prompt of this name. */
   function select(name: string): void {
+    const index = prompts.value.findIndex((p) => p.name === name);
+    selectAt(index < 0 ? null : index, name);
+  }
+
+  /** Selects the prompt of a row of the list, at its position. */
+  function selectItem(prompt: Prompt): void {
+    const index = prompts.value.indexOf(prompt);
+    if (index >= 0) selectAt(index, prompt.name);
+  }
+
+  function selectAt(index: number | null, name: string): void {
     selectedName.value = name;
+    selectedIndex.value = index;
     values.value[name] ??= {};
   }
 
@@ -152,7 +176,9 @@ export const usePromptsStore = defineStore('prompts', () => {
     query,
     filtered,
     selectedName,
+    selectedIndex,
     selected,
+    repeats,
     values,
     currentValues,
     missing,
@@ -160,6 +186,7 @@ export const usePromptsStore = defineStore('prompts', () => {
     run,
     load,
     select,
+    selectItem,
     setValue,
     get,
     cancel,

@@ -6,6 +6,7 @@ import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
+import { positionOf, repeatedKeys } from '../ui/list-repeats';
 
 export type { Resource, ResourceTemplate };
 
@@ -45,8 +46,15 @@ export const useResourcesStore = defineStore('resources', () => {
   const query = ref('');
   /** The URI the viewer shows. */
   const selectedUri = ref<string | null>(null);
-  /** The template whose form is open. */
+  /**
+   * The position in the server's list of the resource selected, as a server may list one URI twice and
+   * each is shown and selected on its own; the first of the URI shown when the one there is not it.
+   */
+  const selectedResourceIndex = ref<number | null>(null);
+  /** The template whose form is open, by name, */
   const selectedTemplate = ref<string | null>(null);
+  /** and its position in the server's list. */
+  const selectedTemplateIndex = ref<number | null>(null);
   const templateValues = ref<Record<string, Record<string, string>>>({});
   const uriInput = ref('');
   const reads = ref<Record<string, ResourceRead>>({});
@@ -70,7 +78,23 @@ export const useResourcesStore = defineStore('resources', () => {
       matches(q, [t.name, t.title, t.uriTemplate, t.description, t.mimeType]),
     );
   });
-  const template = computed(() => templates.value.find((t) => t.name === selectedTemplate.value) ?? null);
+  const uriOf = (resource: Resource): string => resource.uri;
+  const templateNameOf = (template: ResourceTemplate): string => template.name;
+  /** The resource whose row is selected: the one at its position, or the first of the URI shown. */
+  const selectedResource = computed(() => {
+    if (selectedTemplate.value !== null) return null;
+    const index = positionOf(resources.value, uriOf, selectedUri.value, selectedResourceIndex.value);
+    return index === null ? null : (resources.value[index] ?? null);
+  });
+  const templatePosition = computed(() =>
+    positionOf(templates.value, templateNameOf, selectedTemplate.value, selectedTemplateIndex.value),
+  );
+  const template = computed(() =>
+    templatePosition.value === null ? null : (templates.value[templatePosition.value] ?? null),
+  );
+  /** The URIs the server lists more than once, with how many times; the same of URI templates. */
+  const repeatedUris = computed(() => repeatedKeys(resources.value, uriOf));
+  const repeatedTemplates = computed(() => repeatedKeys(templates.value, (t) => t.uriTemplate));
   const current = computed(() => (selectedUri.value ? (reads.value[selectedUri.value] ?? null) : null));
 
   const live = useLiveStore();
@@ -106,7 +130,9 @@ export const useResourcesStore = defineStore('resources', () => {
     listProblem.value = null;
     templatesProblem.value = null;
     selectedUri.value = null;
+    selectedResourceIndex.value = null;
     selectedTemplate.value = null;
+    selectedTemplateIndex.value = null;
     templateValues.value = {};
     uriInput.value = '';
     reads.value = {};
@@ -212,14 +238,41 @@ export const useResourcesStore = defineStore('resources', () => {
     return selectResource(uri);
   }
 
+  /** Shows and reads a URI; its row, if the server lists it, is the first of that URI. */
   function selectResource(uri: string): Promise<void> {
+    const index = resources.value.findIndex((r) => r.uri === uri);
+    return selectResourceAt(index < 0 ? null : index, uri);
+  }
+
+  /** Shows and reads the resource of a row of the list, at its position. */
+  function selectResourceItem(resource: Resource): Promise<void> {
+    const index = resources.value.indexOf(resource);
+    return selectResourceAt(index < 0 ? null : index, resource.uri);
+  }
+
+  function selectResourceAt(index: number | null, uri: string): Promise<void> {
     selectedTemplate.value = null;
+    selectedTemplateIndex.value = null;
+    selectedResourceIndex.value = index;
     uriInput.value = uri;
     return read(uri);
   }
 
+  /** Opens the form of the first template of this name. */
   function selectTemplate(name: string): void {
+    const index = templates.value.findIndex((t) => t.name === name);
+    selectTemplateAt(index < 0 ? null : index, name);
+  }
+
+  /** Opens the form of the template of a row of the list, at its position. */
+  function selectTemplateItem(template: ResourceTemplate): void {
+    const index = templates.value.indexOf(template);
+    if (index >= 0) selectTemplateAt(index, template.name);
+  }
+
+  function selectTemplateAt(index: number | null, name: string): void {
     selectedTemplate.value = name;
+    selectedTemplateIndex.value = index;
     templateValues.value[name] ??= {};
     selectedUri.value = null;
   }
@@ -254,8 +307,14 @@ export const useResourcesStore = defineStore('resources', () => {
     filtered,
     filteredTemplates,
     selectedUri,
+    selectedResourceIndex,
+    selectedResource,
     selectedTemplate,
+    selectedTemplateIndex,
+    templatePosition,
     template,
+    repeatedUris,
+    repeatedTemplates,
     templateValues,
     uriInput,
     reads,
@@ -267,7 +326,9 @@ export const useResourcesStore = defineStore('resources', () => {
     read,
     cancelRead,
     selectResource,
+    selectResourceItem,
     selectTemplate,
+    selectTemplateItem,
     open,
     subscribe,
     unsubscribe,

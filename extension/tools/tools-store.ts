@@ -8,6 +8,7 @@ import { useTasksStore } from './tasks-store';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
+import { positionOf, repeatedKeys } from '../ui/list-repeats';
 
 export type { Run, Tool };
 
@@ -22,7 +23,13 @@ export const useToolsStore = defineStore('tools', () => {
   /** What the daemon found wrong in the server's tools/list answer (tools left out, a list cut short). */
   const listProblem = ref<string | null>(null);
   const query = ref('');
+  /** The selected tool's name: what it is called by, run by, and saved by. */
   const selectedName = ref<string | null>(null);
+  /**
+   * Its position in the server's list, as a server may list one name twice and each is shown and selected
+   * on its own; when the tool there is no longer so named (a changed list), the first one that is.
+   */
+  const selectedIndex = ref<number | null>(null);
   const values = ref<Record<string, Record<string, unknown>>>({});
   /** The last run of each tool; the daemon runs one call at a time, so at most one is active. */
   const runs = ref<Record<string, Run>>({});
@@ -36,7 +43,15 @@ export const useToolsStore = defineStore('tools', () => {
       [t.name, t.title ?? '', t.description ?? ''].some((text) => text.toLowerCase().includes(q)),
     );
   });
-  const selected = computed(() => tools.value.find((t) => t.name === selectedName.value) ?? null);
+  const nameOf = (tool: Tool): string => tool.name;
+  const selectedPosition = computed(() =>
+    positionOf(tools.value, nameOf, selectedName.value, selectedIndex.value),
+  );
+  const selected = computed(() =>
+    selectedPosition.value === null ? null : (tools.value[selectedPosition.value] ?? null),
+  );
+  /** The names the server lists more than once, with how many times. */
+  const repeats = computed(() => repeatedKeys(tools.value, nameOf));
   const runner = new ToolRunner(requireClient);
   const run = computed(() => (selectedName.value ? (runs.value[selectedName.value] ?? null) : null));
   const activeRun = computed(() => Object.values(runs.value).find(isActive) ?? null);
@@ -82,6 +97,7 @@ export const useToolsStore = defineStore('tools', () => {
       tools.value = [];
       listProblem.value = null;
       selectedName.value = null;
+      selectedIndex.value = null;
       values.value = {};
       runs.value = {};
     }
@@ -109,8 +125,20 @@ export const useToolsStore = defineStore('tools', () => {
    * tool's finished result goes, so no result shows under a request that did not produce it.
    */
   function select(name: string, parameters?: Record<string, unknown>): void {
+    const index = tools.value.findIndex((t) => t.name === name);
+    selectAt(index < 0 ? null : index, name, parameters);
+  }
+
+  /** Selects the tool at a position in the server's list (a row of the list). */
+  function selectItem(tool: Tool): void {
+    const index = tools.value.indexOf(tool);
+    if (index >= 0) selectAt(index, tool.name);
+  }
+
+  function selectAt(index: number | null, name: string, parameters?: Record<string, unknown>): void {
     selectedName.value = name;
-    const tool = tools.value.find((t) => t.name === name);
+    selectedIndex.value = index;
+    const tool = index === null ? undefined : tools.value[index];
     if (parameters) {
       values.value[name] = { ...initialValue(tool?.inputSchema), ...parameters };
       if (runs.value[name] && !isActive(runs.value[name])) delete runs.value[name];
@@ -156,6 +184,8 @@ export const useToolsStore = defineStore('tools', () => {
     listProblem,
     query,
     selectedName,
+    selectedIndex,
+    repeats,
     values,
     runs,
     run,
@@ -166,6 +196,7 @@ export const useToolsStore = defineStore('tools', () => {
     currentValue,
     load,
     select,
+    selectItem,
     selectWhenListed,
     execute,
     respond,

@@ -181,6 +181,36 @@ describe('the prompts list', () => {
     expect(store.selectedName).toBe('p19999');
   });
 
+  it('selects and shows each prompt of a name listed twice on its own, and marks both', async () => {
+    const { wrapper, store } = await mountListing({
+      prompts: [
+        { name: 'greet', description: 'The first greet' },
+        { name: 'other' },
+        { name: 'greet', description: 'The second greet', arguments: [{ name: 'who' }] },
+      ],
+    });
+    const selected = () =>
+      wrapper
+        .findAll('[role="option"][aria-selected="true"]')
+        .map((row) => row.find('.split-item-desc').text());
+    expect(selected()).toEqual(['The first greet']);
+    const [first, second] = wrapper.findAll('[data-testid="prompt-greet"]');
+    await second!.trigger('click');
+    expect(selected()).toEqual(['The second greet']);
+    expect(wrapper.get('[aria-label="Prompt"] header').text()).toContain('The second greet');
+    expect(wrapper.find('[data-testid="prompt-arg-who"]').exists()).toBe(true);
+    await first!.trigger('click');
+    expect(selected()).toEqual(['The first greet']);
+    expect(wrapper.find('[data-testid="prompt-arg-who"]').exists()).toBe(false);
+    expect(store.selectedName).toBe('greet');
+    const badges = wrapper.findAll('[role="option"] [data-testid="repeat-badge"]');
+    expect(badges.map((badge) => badge.text())).toEqual(['listed 2×', 'listed 2×']);
+    expect(badges[0]!.attributes('title')).toContain('which MCP does not allow');
+    expect(wrapper.get('[data-testid="prompt-other"]').find('[data-testid="repeat-badge"]').exists()).toBe(
+      false,
+    );
+  });
+
   it('says what the daemon found wrong in the prompts/list answer, above the list, as text', async () => {
     const { wrapper } = await mountListing({
       prompts: [{ name: 'simple_prompt' }],

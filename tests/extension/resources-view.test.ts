@@ -53,8 +53,8 @@ describe('the resources lists', () => {
     });
     expect(wrapper.findAll('[role="option"]').length).toBeLessThanOrEqual(40);
     expect(wrapper.findAll('[data-testid="resource-test://0"]').map((row) => row.text())).toEqual([
-      'r0test://0',
-      'the other test://0test://0',
+      'r0test://0listed 2×',
+      'the other test://0test://0listed 2×',
     ]);
     expect(wrapper.findAll('[data-testid="template-twice"]').map((row) => row.text())).toEqual([
       'twicetest://{id}',
@@ -62,5 +62,55 @@ describe('the resources lists', () => {
     ]);
     await wrapper.get('[data-testid="template-twice"]').trigger('keydown', { key: 'Enter' });
     expect(store.selectedTemplate).toBe('twice');
+  });
+
+  it('selects each resource of a URI listed twice, and each template of a name listed twice, on its own', async () => {
+    const { wrapper, store } = await mountListing({
+      '/resources/list': {
+        resources: [
+          { uri: 'test://same', name: 'first' },
+          { uri: 'test://other', name: 'other' },
+          { uri: 'test://same', name: 'second' },
+        ],
+      },
+      '/resources/templates/list': {
+        resourceTemplates: [
+          { uriTemplate: 'test://{id}', name: 'twice', description: 'The first template' },
+          { uriTemplate: 'test://{id}', name: 'twice', description: 'The second template' },
+          { uriTemplate: 'other://{id}', name: 'once' },
+        ],
+      },
+      '/resources/read': { contents: [] },
+    });
+    const selected = () =>
+      wrapper.findAll('[role="option"][aria-selected="true"]').map((row) => row.text().split('test://')[0]);
+    const [first, second] = wrapper.findAll('[data-testid="resource-test://same"]');
+    await second!.trigger('click');
+    await flushPromises();
+    expect(selected()).toEqual(['second']);
+    expect(store.selectedUri).toBe('test://same');
+    await first!.trigger('click');
+    await flushPromises();
+    expect(selected()).toEqual(['first']);
+    // By URI from elsewhere (a resource link, a deep link): the first of it.
+    await store.selectResource('test://same');
+    await flushPromises();
+    expect(selected()).toEqual(['first']);
+
+    const templates = wrapper.findAll('[data-testid="template-twice"]');
+    await templates[1]!.trigger('click');
+    expect(selected()).toEqual(['twice']);
+    expect(templates[1]!.attributes('aria-selected')).toBe('true');
+    expect(templates[0]!.attributes('aria-selected')).toBe('false');
+    expect(wrapper.get('[aria-label="Resource"] header').text()).toContain('The second template');
+
+    const badges = (testId: string) =>
+      wrapper.findAll(`[data-testid="${testId}"]`).map((row) => row.find('[data-testid="repeat-badge"]'));
+    expect(badges('resource-test://same').map((badge) => badge.text())).toEqual(['listed 2×', 'listed 2×']);
+    expect(badges('resource-test://same')[0]!.attributes('title')).toContain('lists this URI 2 times');
+    expect(badges('resource-test://other')[0]!.exists()).toBe(false);
+    expect(badges('template-twice').map((badge) => badge.text())).toEqual(['listed 2×', 'listed 2×']);
+    expect(badges('template-twice')[0]!.attributes('title')).toContain('lists this URI template 2 times');
+    expect(badges('template-once')[0]!.exists()).toBe(false);
   });
 });

@@ -186,7 +186,7 @@ describe('the tools list', () => {
   it('shows every tool of a name the server listed twice, also when the list changes', async () => {
     const twice = [tool('echo', 'The first echo'), tool('add', 'Adds'), tool('echo', 'The second echo')];
     const { wrapper, store } = await mountWith(twice, 'add');
-    const shown = () => wrapper.findAll('[role="option"]').map((row) => row.text());
+    const shown = () => wrapper.findAll('[role="option"]').map((row) => row.text().replace(/listed \d×/, ''));
     expect(
       wrapper.findAll('[data-testid="tool-echo"]').map((row) => row.get('.split-item-desc').text()),
     ).toEqual(['The first echo', 'The second echo']);
@@ -230,6 +230,54 @@ describe('the tools list', () => {
     expect(document.activeElement?.getAttribute('data-testid')).toBe('tool-tool-1');
     await wrapper.get('[data-testid="tool-tool-1"]').trigger('keydown', { key: 'Enter' });
     expect(store.selectedName).toBe('tool-1');
+  });
+});
+
+describe('a name the server lists twice', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  const twice = (): Tool[] => [
+    tool('echo', 'The first echo'),
+    tool('add', 'Adds'),
+    {
+      ...tool('echo', 'The second echo'),
+      inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+    },
+  ];
+  const selectedRows = (wrapper: Awaited<ReturnType<typeof mountWith>>['wrapper']) =>
+    wrapper.findAll('[role="option"][aria-selected="true"]').map((row) => row.get('.split-item-desc').text());
+
+  it('selects and shows each of them on its own, and marks both', async () => {
+    const { wrapper, store } = await mountWith(twice(), 'add');
+    const [first, second] = wrapper.findAll('[data-testid="tool-echo"]');
+    await second!.trigger('click');
+    expect(selectedRows(wrapper)).toEqual(['The second echo']);
+    expect(wrapper.get('[aria-label="Tool"] header').text()).toContain('The second echo');
+    // Its own input schema.
+    expect(wrapper.find('[id="tool-echo-n"]').exists()).toBe(true);
+    await first!.trigger('click');
+    expect(selectedRows(wrapper)).toEqual(['The first echo']);
+    expect(wrapper.get('[aria-label="Tool"] header').text()).toContain('The first echo');
+    expect(wrapper.find('[id="tool-echo-n"]').exists()).toBe(false);
+    expect(wrapper.find('[id="tool-echo-text"]').exists()).toBe(true);
+    expect(store.selectedName).toBe('echo');
+    const badges = wrapper.findAll('[role="option"] [data-testid="repeat-badge"]');
+    expect(badges.map((badge) => badge.text())).toEqual(['listed 2×', 'listed 2×']);
+    expect(badges[0]!.attributes('title')).toContain('which MCP does not allow');
+    expect(wrapper.get('[data-testid="tool-add"]').find('[data-testid="repeat-badge"]').exists()).toBe(false);
+  });
+
+  it('selects the first of them by name (a deep link, a saved request) and keeps a selection by position when the list changes', async () => {
+    const { wrapper, store } = await mountWith(twice(), 'echo');
+    expect(selectedRows(wrapper)).toEqual(['The first echo']);
+    await wrapper.findAll('[data-testid="tool-echo"]')[1]!.trigger('click');
+    store.tools = [...store.tools];
+    await flushPromises();
+    expect(selectedRows(wrapper)).toEqual(['The second echo']);
+    store.tools = [tool('echo', 'Only echo')];
+    await flushPromises();
+    expect(selectedRows(wrapper)).toEqual(['Only echo']);
+    expect(wrapper.find('[data-testid="repeat-badge"]').exists()).toBe(false);
   });
 });
 
