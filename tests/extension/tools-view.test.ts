@@ -7,7 +7,7 @@ import { PLATFORM, type Platform } from '../../extension/app/platform';
 import { type Tool, useToolsStore } from '../../extension/tools/tools-store';
 import { hintBadges, isSafeIconSrc, pickIcon } from '../../extension/tools/tool-display';
 import { answerPaths } from './support/fake-daemon';
-import { layOutLists } from './support/list-layout';
+import { layOutLists, ROW } from './support/list-layout';
 
 const platform: Platform = {
   kind: 'web',
@@ -278,6 +278,62 @@ describe('a name the server lists twice', () => {
     await flushPromises();
     expect(selectedRows(wrapper)).toEqual(['Only echo']);
     expect(wrapper.find('[data-testid="repeat-badge"]').exists()).toBe(false);
+  });
+});
+
+describe('a tool selected from elsewhere', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  const many = (count: number): Tool[] =>
+    Array.from({ length: count }, (_, i) => tool(`tool-${i + 1}`, `Tool number ${i + 1}`));
+  /** A few frames, and the scroll event a browser fires after the list scrolled (happy-dom fires none). */
+  const frames = async (wrapper: { find: (selector: string) => { element: Element } }) => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+    wrapper.find('.virtual-scroll').element.dispatchEvent(new Event('scroll'));
+    for (let i = 0; i < 2; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+    await flushPromises();
+  };
+
+  it('is scrolled into view, far down the list', async () => {
+    const { wrapper, store } = await mountWith(many(20_000), 'tool-1');
+    const scroller = wrapper.get('.virtual-scroll').element as HTMLElement;
+    expect(scroller.scrollTop).toBe(0);
+    store.select('tool-15000');
+    await frames(wrapper);
+    const row = wrapper.get('[data-testid="tool-tool-15000"]');
+    expect(row.attributes('aria-selected')).toBe('true');
+    // In the middle of the 440 px view.
+    expect(scroller.scrollTop).toBe(14_999 * ROW - 220 + ROW / 2);
+  });
+
+  it('is scrolled into view when it was selected before the list was shown', async () => {
+    setActivePinia(createPinia());
+    layOutLists();
+    const store = useToolsStore();
+    store.serverId = 'everything';
+    store.tools = many(5_000);
+    store.select('tool-4000');
+    const wrapper = mount(ToolsView, {
+      props: { serverId: 'everything' },
+      global: { provide: { [PLATFORM as symbol]: platform } },
+      attachTo: document.body,
+    });
+    onTestFinished(() => wrapper.unmount());
+    await frames(wrapper);
+    expect(wrapper.get('[data-testid="tool-tool-4000"]').attributes('aria-selected')).toBe('true');
+  });
+
+  it('leaves the list where it is when a row is clicked, or a search only moves the selected row', async () => {
+    const { wrapper, store } = await mountWith(many(200), 'tool-1');
+    const scroller = wrapper.get('.virtual-scroll').element as HTMLElement;
+    // Below the 440 px view, in the page as the virtualizer's overscan.
+    await wrapper.get('[data-testid="tool-tool-20"]').trigger('click');
+    await frames(wrapper);
+    expect(store.selectedName).toBe('tool-20');
+    expect(scroller.scrollTop).toBe(0);
+    await wrapper.get('[data-testid="tool-search"]').setValue('Tool number');
+    await frames(wrapper);
+    expect(scroller.scrollTop).toBe(0);
   });
 });
 
