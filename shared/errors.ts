@@ -70,7 +70,7 @@ export const ERROR_CODES = [
   'mcp_error',
   // 502: the MCP server could not be started, reached or kept, or its answer could not be used: an HTTP
   // error status, a body that is no JSON-RPC (`mcpError.code` says which: COMMAND_NOT_FOUND,
-  // CONNECTION_REFUSED, CONNECTION_LOST, MESSAGE_TOO_LARGE, HTTP_STATUS, NOT_JSON, NOT_JSON_RPC…).
+  // CONNECTION_REFUSED, CONNECTION_LOST, MESSAGE_TOO_LARGE, HTTP_STATUS, NOT_JSON, NOT_JSON_RPC, NO_RESPONSE…).
   'upstream_failed',
   // 502: the MCP server asks for OAuth and a person must sign in: `mcpError.data.authorizationUrl` is
   // where (the server record says it too, with `status: "auth_required"`).
