@@ -134,19 +134,15 @@ async function startHostileServer(): Promise<{ port: number; answers: unknown[] 
         });
       } else if (method === 'tools/list') {
         const schema = { type: 'object' };
-        send({
-          jsonrpc: '2.0',
-          id,
-          result: {
-            tools: [
-              { name: 'big', inputSchema: schema },
-              { name: 'ask', inputSchema: schema },
-            ],
-          },
-        });
+        const tools = ['big', 'ask', 'garbage', 'not-rpc'].map((name) => ({ name, inputSchema: schema }));
+        send({ jsonrpc: '2.0', id, result: { tools } });
       } else if (method === 'tools/call' && params?.name === 'big') {
         const text = 'w'.repeat(params.arguments?.bytes ?? 0);
         send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+      } else if (method === 'tools/call' && params?.name === 'garbage') {
+        socket.send('<html>oops</html>');
+      } else if (method === 'tools/call' && params?.name === 'not-rpc') {
+        socket.send('{"hello":1}');
       } else if (method === 'tools/call' && params?.name === 'ask') {
         pendingAsk = id;
         send({ jsonrpc: '2.0', id: 'ask-1', method: 'elicitation/create', params: null });
@@ -200,5 +196,36 @@ describe('a hostile server over WebSocket', () => {
         }),
       },
     ]);
+  });
+});
+
+describe('a WebSocket server sending what is no JSON-RPC message', () => {
+  it('fails the waiting call at once, saying what came, logs it, and the next call works', async () => {
+    const { port } = await startHostileServer();
+    // The time-out only bounds the test without the fix; the fixed daemon answers at once.
+    const d = await startDaemon({ toolTimeoutMs: 4_000 });
+    onTestFinished(() => d.close());
+    await d.api('PUT', '/api/mcp/servers/ws', {
+      config: { transport: 'websocket', url: `ws://127.0.0.1:${port}/` },
+    });
+    const call = (toolName: string, bytes = 0) =>
+      d.api('POST', '/api/mcp/tools/execute', { serverId: 'ws', toolName, parameters: { bytes } });
+
+    const garbage = await call('garbage');
+    expect(garbage.status).toBe(502);
+    expect(garbage.body).toMatchObject({ code: 'upstream_failed', mcpError: { code: 'NOT_JSON' } });
+    expect(garbage.body.error).toMatch(
+      /^The server's WebSocket message of 17 bytes is not JSON: .*it begins: <html>oops<\/html>/,
+    );
+    expect(garbage.body.error).toContain('which call it answers cannot be told');
+
+    const notRpc = await call('not-rpc');
+    expect(notRpc.status).toBe(502);
+    expect(notRpc.body).toMatchObject({ code: 'upstream_failed', mcpError: { code: 'NOT_JSON_RPC' } });
+
+    const events = d.daemon.bus.since(0).filter((entry) => entry.direction === 'event');
+    expect(events.map((entry) => entry.message)).toEqual(['<html>oops</html>', '{"hello":1}']);
+    const fine = await call('big', 5);
+    expect(fine.status).toBe(200);
   });
 });

@@ -100,6 +100,12 @@ export function createTransport(
         ),
       );
     case 'websocket':
-      return new WebSocketTransport(url, headers, limit, (error) => stdio.onMessageTooLarge?.(error));
+      return new WebSocketTransport(
+        url,
+        headers,
+        limit,
+        (error) => stdio.onMessageTooLarge?.(error),
+        (event) => stdio.onUnreadableEvent?.(event),
+      );
   }
 }

@@ -172,13 +172,25 @@ function isServerMessage(parsed: unknown): parsed is Parameters<HeldMessages['ho
   return isJsonRpcShaped(parsed) && 'method' in parsed;
 }
 
-const UNTIED =
-  '. It came on the event stream that carries the answers to every call, so which call it answers cannot be told: each call waiting for an answer fails';
+/** What carried a message that could not be read, as its error names it. */
+export interface Carrier {
+  /** The message itself: `event`, `WebSocket message`. */
+  what: string;
+  /** What carries the answers to every call: `event stream`, `WebSocket`. */
+  stream: string;
+}
 
-function unreadableEvent(
+const EVENT_STREAM: Carrier = { what: 'event', stream: 'event stream' };
+
+/**
+ * The call an unreadable message fails: the one its id names; none when it has a method (it answers no
+ * call); else `untied`. Also used for a WebSocket server's messages (websocket-transport.ts).
+ */
+export function unreadableEvent(
   data: string,
   found: { problem?: string; parsed?: unknown },
   untied: UnreadableEvent['fails'],
+  carrier: Carrier = EVENT_STREAM,
 ): UnreadableEvent {
   const { problem, parsed } = found;
   const fields = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {};
@@ -186,8 +198,17 @@ function unreadableEvent(
   const named =
     !('method' in fields) && (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)));
   const fails = named ? [id as RequestId] : 'method' in fields ? [] : untied;
-  const after = fails === 'pending' ? UNTIED : '';
-  const error = new UnreadableEventError(data, { bytes: Buffer.byteLength(data) }, problem, after);
+  const after =
+    fails === 'pending'
+      ? `. It came on the ${carrier.stream} that carries the answers to every call, so which call it answers cannot be told: each call waiting for an answer fails`
+      : '';
+  const error = new UnreadableEventError(
+    data,
+    { bytes: Buffer.byteLength(data) },
+    problem,
+    after,
+    carrier.what,
+  );
   return { error, fails };
 }
 

@@ -66,11 +66,13 @@ export class UnreadableEventError extends Error {
     readonly problem?: string,
     /** Said after the data's start: why this call fails when the event names none. */
     readonly after = '',
+    /** What carried it: an event of an event stream, or a WebSocket message. */
+    what = 'event',
   ) {
     super(
       problem === undefined
-        ? `The server's event of ${data.bytes} bytes is JSON but no JSON-RPC message`
-        : `The server's event of ${data.bytes} bytes is not JSON: ${problem}`,
+        ? `The server's ${what} of ${data.bytes} bytes is JSON but no JSON-RPC message`
+        : `The server's ${what} of ${data.bytes} bytes is not JSON: ${problem}`,
     );
   }
 }

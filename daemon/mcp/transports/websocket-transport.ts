@@ -1,7 +1,10 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type WebSocket from 'ws';
+import { type UnreadableEvent, unreadableEvent } from './event-check.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './message-limit.ts';
 import { isJsonRpcShaped, MessageTooLargeError } from './stdio-transport.ts';
+
+const WEBSOCKET = { what: 'WebSocket message', stream: 'WebSocket' };
 
 /** The WebSocket subprotocol MCP servers answer on. */
 const SUBPROTOCOL = 'mcp';
@@ -23,6 +26,11 @@ export class WebSocketTransport implements Transport {
     /** The largest message the server may send (its frames together); past it the connection is reset. */
     private readonly maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
     private readonly onMessageTooLarge?: (error: MessageTooLargeError) => void,
+    /**
+     * A message that is no JSON, or no JSON-RPC message: the call it answers fails at once (the one its
+     * id names, else every call waiting, as none can be told), where it waited for its time-out.
+     */
+    private readonly onUnreadable?: (event: UnreadableEvent) => void,
   ) {}
 
   async start(): Promise<void> {
@@ -70,21 +78,24 @@ export class WebSocketTransport implements Transport {
         try {
           message = JSON.parse(text);
         } catch (error) {
-          this.onerror?.(error as Error);
+          this.unreadable(unreadableEvent(text, { problem: (error as Error).message }, 'pending', WEBSOCKET));
           return;
         }
         // Checked as a STDIO line is, not against the SDK's schemas: a request that breaks them is still
         // a request, which LoggingTransport answers with an error saying what is wrong, where the
         // schemas' refusal left it unanswered and the server waiting for ever.
         if (!isJsonRpcShaped(message)) {
-          this.onerror?.(
-            new Error(`The server sent a frame that is no JSON-RPC message: ${text.slice(0, 200)}`),
-          );
+          this.unreadable(unreadableEvent(text, { parsed: message }, 'pending', WEBSOCKET));
           return;
         }
         this.onmessage?.(message);
       });
     });
+  }
+
+  private unreadable(event: UnreadableEvent): void {
+    if (this.onUnreadable) this.onUnreadable(event);
+    else this.onerror?.(event.error);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
