@@ -162,13 +162,16 @@ describe('the last choice', () => {
     const serverSelect = wrapper.get('[data-testid="popup-server"]');
     expect((serverSelect.element as HTMLSelectElement).value).toBe('b');
     expect(serverSelect.text()).toContain('b server (disconnected)');
-    expect((wrapper.get('[data-testid="popup-tool"]').element as HTMLSelectElement).value).toBe('echo');
+    expect((wrapper.get('[data-testid="popup-tool"]').element as HTMLInputElement).value).toBe('echo');
     expect(wrapper.find('[data-testid="popup-saved"]').exists()).toBe(false);
 
     await serverSelect.setValue('a');
-    await wrapper.get('[data-testid="popup-tool"]').setValue('add');
+    const search = wrapper.get('[data-testid="popup-tool"]');
+    await search.trigger('focus');
+    await search.setValue('ad');
+    await search.trigger('keydown', { key: 'Enter' });
     expect(wrapper.emitted('server')).toEqual([['a']]);
-    expect(wrapper.emitted('tool')).toEqual([['add']]);
+    expect(wrapper.emitted('tool')).toEqual([['add', 0]]);
   });
 });
 
@@ -289,9 +292,87 @@ describe('a tools/list answer the daemon found wrong, in the popup', () => {
     );
     expect(warning.find('i').exists()).toBe(false);
     // A name the server listed twice is offered twice.
-    expect(wrapper.findAll('[data-testid="popup-tool"] option').map((o) => o.text())).toEqual([
-      'echo',
-      'echo',
+    await wrapper.get('[data-testid="popup-tool"]').trigger('focus');
+    expect(
+      wrapper.findAll('[data-testid="popup-tool-options"] [role="option"]').map((o) => o.text()),
+    ).toEqual(['echo', 'echo']);
+  });
+});
+
+describe("the popup's tool search", () => {
+  const tools = Array.from({ length: 100_000 }, (_, i) => ({ name: `tool-${i}` }));
+  const mountSearch = (toolName: string | null = 'tool-0') =>
+    mount(PopupPicker, {
+      props: { servers: [server('a', 'connected')], serverId: 'a', tools, toolName, saved: [], savedId: '' },
+      attachTo: document.body,
+    });
+  const options = (wrapper: VueWrapper) =>
+    wrapper.findAll('[data-testid="popup-tool-options"] [role="option"]');
+
+  it('lists the first 200 of 100,000 tools and says how many more there are', async () => {
+    const wrapper = mountSearch();
+    onTestFinished(() => wrapper.unmount());
+    expect(wrapper.findAll('option').map((o) => o.text())).toEqual(['a server (connected)']);
+    expect(wrapper.find('[data-testid="popup-tool-options"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="popup-tool"]').trigger('focus');
+    expect(options(wrapper)).toHaveLength(200);
+    expect(wrapper.get('[data-testid="popup-tool-more"]').text()).toBe('99,800 more — type to narrow');
+    await wrapper.get('[data-testid="popup-tool"]').setValue('tool-9999');
+    expect(options(wrapper).map((o) => o.text())).toEqual([
+      'tool-9999',
+      ...Array.from({ length: 10 }, (_, i) => `tool-9999${i}`),
     ]);
+    expect(wrapper.find('[data-testid="popup-tool-more"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="popup-tool"]').setValue('nothing like it');
+    expect(wrapper.get('[data-testid="popup-tool-none"]').text()).toBe('No tool matches');
+  });
+
+  it('moves along the matches with the arrow keys, picks with Enter and closes with Escape', async () => {
+    const wrapper = mountSearch('tool-2');
+    onTestFinished(() => wrapper.unmount());
+    const search = wrapper.get('[data-testid="popup-tool"]');
+    await search.trigger('focus');
+    // Opened on the tool picked before.
+    const active = () => wrapper.get('[role="option"][aria-selected="true"]');
+    expect(active().text()).toBe('tool-2');
+    expect(search.attributes('aria-activedescendant')).toBe(active().attributes('id'));
+    await search.trigger('keydown', { key: 'ArrowDown' });
+    await search.trigger('keydown', { key: 'ArrowDown' });
+    await search.trigger('keydown', { key: 'ArrowUp' });
+    expect(active().text()).toBe('tool-3');
+    await search.trigger('keydown', { key: 'Enter' });
+    expect(wrapper.emitted('tool')).toEqual([['tool-3', 3]]);
+    expect(wrapper.find('[data-testid="popup-tool-options"]').exists()).toBe(false);
+    await search.trigger('keydown', { key: 'ArrowDown' });
+    expect(options(wrapper)).toHaveLength(200);
+    await search.trigger('keydown', { key: 'Escape' });
+    expect(wrapper.find('[data-testid="popup-tool-options"]').exists()).toBe(false);
+    // A click picks too.
+    await search.trigger('focus');
+    await options(wrapper)[5]!.trigger('mousedown');
+    expect(wrapper.emitted('tool')).toEqual([
+      ['tool-3', 3],
+      ['tool-5', 5],
+    ]);
+  });
+
+  it('picks the second tool of a name the server lists twice, and shows it', async () => {
+    await fakeBrowser.storage.local.set({ pairing: { url: 'http://127.0.0.1:6274', token: 'token' } });
+    answerPaths({
+      '/health': { status: 'ok', version: '0.0.0', mode: 'local', uptimeMs: 1, timestamp: '' },
+      '/servers/': { servers: [server('a', 'connected')] },
+      '/tools/list': {
+        tools: [
+          { name: 'echo', description: 'The first echo', inputSchema: { type: 'object' } },
+          { name: 'echo', description: 'The second echo', inputSchema: { type: 'object' } },
+        ],
+        toolsMetadata: {},
+      },
+    });
+    const wrapper = await mountPopup();
+    expect(wrapper.get('.desc').text()).toBe('The first echo');
+    await wrapper.get('[data-testid="popup-tool"]').trigger('focus');
+    await wrapper.findAll('[data-testid="popup-tool-options"] [role="option"]')[1]!.trigger('mousedown');
+    expect(wrapper.get('.desc').text()).toBe('The second echo');
   });
 });

@@ -61,15 +61,36 @@ export class PopupPage {
   async selectServer(id: string): Promise<void> {
     await this.page.waitForSelector(`${byTestId('popup-server')}:enabled`);
     await this.page.select(byTestId('popup-server'), id);
-    await this.page.waitForSelector(`${byTestId('popup-tool')}:enabled option[value]:not([value=""])`);
+    await this.page.waitForSelector(`${byTestId('popup-tool')}:enabled`);
+    await this.page.waitForFunction(
+      (sel: string) => document.querySelector<HTMLInputElement>(sel)?.value !== '',
+      {},
+      byTestId('popup-tool'),
+    );
   }
 
   /** Picks the tool and waits for its form. */
   async selectTool(name: string): Promise<void> {
-    await this.page.waitForSelector(`${byTestId('popup-tool')}:enabled option[value="${name}"]`);
-    await this.page.select(byTestId('popup-tool'), name);
+    // The search box lists the tools matching what is typed: type the name, pick the exact match.
+    const search = await this.page.waitForSelector(`${byTestId('popup-tool')}:enabled`);
+    await search!.click();
+    await search!.type(name);
     await this.page.waitForFunction(
-      (sel: string, wanted: string) => document.querySelector<HTMLSelectElement>(sel)?.value === wanted,
+      (wanted: string) =>
+        Array.from(document.querySelectorAll('[data-testid="popup-tool-options"] [role="option"]')).some(
+          (option) => option.textContent?.trim() === wanted,
+        ),
+      {},
+      name,
+    );
+    await this.page.evaluate((wanted: string) => {
+      const option = Array.from(
+        document.querySelectorAll('[data-testid="popup-tool-options"] [role="option"]'),
+      ).find((o) => o.textContent?.trim() === wanted);
+      option?.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, cancelable: true }));
+    }, name);
+    await this.page.waitForFunction(
+      (sel: string, wanted: string) => document.querySelector<HTMLInputElement>(sel)?.value === wanted,
       {},
       byTestId('popup-tool'),
       name,
