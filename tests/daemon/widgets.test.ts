@@ -190,7 +190,10 @@ describe('widget routes', () => {
 
   it('lists the tool whose outputTemplate names the widget', async () => {
     const listed = await d.api('POST', '/api/mcp/tools/list', { serverId: 'widgets' });
-    expect(listed.body.toolsMetadata.counter).toEqual({ 'openai/outputTemplate': COUNTER_URI });
+    expect(listed.body.toolsMetadata.counter).toEqual({
+      'openai/outputTemplate': COUNTER_URI,
+      'openai/widgetAccessible': true,
+    });
   });
 
   it('stores a record for one hour and answers when it expires', async () => {
