@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express, { type Express } from 'express';
+import { deferredPackageLoaders } from './deferred-packages.ts';
 import { directRoutes } from './http/direct-routes.ts';
 import { apiNotFound, errorMiddleware, sendError } from './http/error-middleware.ts';
 import { jsonBody } from './http/json-body.ts';
@@ -64,15 +65,30 @@ export class StartupError extends Error {
 }
 
 /**
- * The schema compiler, the rate limiter and the MCP client (the SDK) are loaded on first use, so the
- * daemon listens sooner; once it listens, this loads them while it waits for its first request.
+ * The rate limiter's key function, the packages express defers (deferred-packages.ts, in the compiled
+ * daemon), the schema compiler and the MCP client (the SDK) are loaded on first use, so the daemon
+ * listens sooner; once it listens, this loads them while it waits for requests, one a turn of the event
+ * loop, so that a request that comes meanwhile waits for one of them at most, not for all.
  */
 function loadAfterListening(rateLimiter: { prepare(): void } | undefined): void {
-  schemaCompiler();
-  rateLimiter?.prepare();
-  loadClientRuntime().catch(() => {
-    // A connection that needs it will load it again and report the failure.
-  });
+  const steps: Array<() => unknown> = [
+    () => rateLimiter?.prepare(),
+    ...deferredPackageLoaders(),
+    schemaCompiler,
+    () =>
+      loadClientRuntime().catch(() => {
+        // A connection that needs it will load it again and report the failure.
+      }),
+  ];
+  const next = (): void => {
+    try {
+      steps.shift()?.();
+    } catch {
+      // Loaded early only to be ready: what needs it loads it again and reports the failure to its request.
+    }
+    if (steps.length > 0) setImmediate(next).unref();
+  };
+  next();
 }
 
 /** The one factory: the command line, tests and any embedding shell build the daemon here (SPEC part 1). */

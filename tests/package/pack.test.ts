@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { defaultOptions } from '../../daemon/options.ts';
 import { EVERYTHING, isAlive, ROOT } from '../daemon/helpers.ts';
@@ -149,6 +150,7 @@ describe('the npm package', () => {
   describe('installed into an empty folder', () => {
     let app = '';
     let daemon: ChildProcess | undefined;
+    let daemonUrl = '';
 
     beforeAll(async () => {
       // Its own package.json, so npm installs here and not into a folder above.
@@ -185,6 +187,7 @@ describe('the npm package', () => {
         detached: true,
       });
       const url = await listeningUrl(daemon, 'npx inspector-daemon');
+      daemonUrl = url;
 
       const builtIndex = readFileSync(
         join(app, 'node_modules', PACKAGE.name, 'dist/client/index.html'),
@@ -207,6 +210,53 @@ describe('the npm package', () => {
         version: PACKAGE.version,
         mode: 'production',
       });
+    });
+
+    it('reads bodies and names file types with the packages it loads after listening', async () => {
+      // body-parser and mime-types are not in the start module (scripts/build-daemon.js): a compressed
+      // body goes through body-parser, with zlib and iconv-lite, and file types through mime-types.
+      const url = daemonUrl;
+      expect(url).toMatch(/^http:/);
+      const headers = { 'X-Inspector-Token': TOKEN, 'Content-Type': 'application/json' };
+      const config = { transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] };
+      const put = await fetch(`${url}/api/mcp/servers/gzipped`, {
+        method: 'PUT',
+        headers: { ...headers, 'Content-Encoding': 'gzip' },
+        body: gzipSync(JSON.stringify({ config })),
+      });
+      expect(put.status).toBe(201);
+      expect(await put.json()).toMatchObject({ id: 'gzipped', config });
+
+      const utf16 = await fetch(`${url}/api/mcp/servers/utf16`, {
+        method: 'PUT',
+        headers: { ...headers, 'Content-Type': 'application/json; charset=utf-16le' },
+        body: Buffer.from(JSON.stringify({ config }), 'utf16le'),
+      });
+      expect(utf16.status).toBe(415);
+      expect(await utf16.json()).toMatchObject({ code: 'unsupported_encoding' });
+
+      const call = await fetch(`${url}/api/mcp/tools/execute`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ serverId: 'gzipped', toolName: 'echo', parameters: { message: 'packed' } }),
+      });
+      expect(call.status).toBe(200);
+      expect(await call.json()).toMatchObject({
+        status: 'completed',
+        result: { content: [{ type: 'text', text: 'Echo: packed' }] },
+      });
+      const removed = await fetch(`${url}/api/mcp/servers/gzipped`, { method: 'DELETE', headers });
+      expect(removed.status).toBe(200);
+
+      const builtIndex = readFileSync(
+        join(app, 'node_modules', PACKAGE.name, 'dist/client/index.html'),
+        'utf8',
+      );
+      const style = /href="(\/assets\/[^"]+\.css)"/.exec(builtIndex)?.[1];
+      expect(style).toBeDefined();
+      const css = await fetch(`${url}${style}`);
+      expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+      await css.arrayBuffer();
     });
 
     it('stops the daemon when npx alone gets SIGTERM', async () => {
