@@ -217,6 +217,46 @@ describe('a Streamable HTTP server whose answer to a call holds no response to i
     );
   });
 
+  it('an event stream that breaks without the response and with no event id fails the call at once', async () => {
+    const { d, server } = await connected();
+    // The connection is cut in the middle of the stream: after a notification, and in an event.
+    const breaks =
+      (text: string): Play =>
+      (res) => {
+        res.writeHead(200, { 'Mcp-Session-Id': 'session-1', 'Content-Type': 'text/event-stream' });
+        res.write(text, () => res.socket?.destroy());
+      };
+    for (const text of [event(note), 'data: {"jsonrpc":"2.0",']) {
+      server.calls.push(breaks(text));
+      const started = performance.now();
+      const failed = await call(d);
+      expect(performance.now() - started, 'failed at once, not at the time-out').toBeLessThan(
+        TOOL_TIMEOUT_MS / 2,
+      );
+      expect(failed.status, JSON.stringify(failed.body)).toBe(502);
+      expect(failed.body).toMatchObject({ code: 'upstream_failed', mcpError: { code: 'NO_RESPONSE' } });
+      expect(failed.body.error).toMatch(
+        /^The event stream of the POST of tools\/call broke before a response to it \(terminated: other side closed\), and with no event id to resume the stream by, so no answer can come$/,
+      );
+      expect((await call(d)).status).toBe(200);
+    }
+    expect(server.initializes, 'the same connection answers').toBe(1);
+  });
+
+  it('an event stream that breaks after an event id is resumed, and the answer on the resumed stream completes the call', async () => {
+    const { d, server } = await connected();
+    let callId: unknown;
+    server.calls.push((res, message) => {
+      callId = message?.id;
+      res.writeHead(200, { 'Mcp-Session-Id': 'session-1', 'Content-Type': 'text/event-stream' });
+      res.write(event(note, 'e-1'), () => res.socket?.destroy());
+    });
+    server.get = (res) => stream(() => event(fine(callId), 'e-2'))(res, undefined);
+    const executed = await call(d);
+    expect(executed.status, JSON.stringify(executed.body)).toBe(200);
+    expect(resumptions(server)).toEqual(['e-1']);
+  });
+
   it('an event stream that ends with an event id is resumed, and the answer on the resumed stream completes the call', async () => {
     const { d, server } = await connected();
     let callId: unknown;

@@ -102,7 +102,25 @@ export function eventCheckingFetch(
     let waiting: PostedRequests = transport === 'http' && requests ? new Map(requests) : new Map();
     let lastId: string | undefined;
     let responded = false;
-    const checked = response.body
+    // A stream that breaks (its connection cut) with no event id is not resumed by the SDK either: as
+    // when it ends, nothing can answer what it was waiting for. One the daemon aborts is no news.
+    const broke = (error: unknown): void => {
+      if (!waiting.size || init?.signal?.aborted) return;
+      if (lastId !== undefined && !responded) {
+        resumable.set(lastId, waiting);
+        return;
+      }
+      // undici says `terminated`, and why in its cause: `other side closed`.
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      const why = error instanceof Error ? `${error.message}${cause}` : String(error);
+      noResponse(
+        waiting,
+        lastId === undefined
+          ? `The event stream of ${postOf(waiting)} broke before a response to it (${why}), and with no event id to resume the stream by, so no answer can come`
+          : `The event stream of ${postOf(waiting)} broke before a response to it (${why}), and after a response to another call, so the stream is not resumed and no answer can come`,
+      );
+    };
+    const checked = watchBreak(response.body, broke)
       .pipeThrough(new TextDecoderStream())
       .pipeThrough(
         eventStream({
@@ -148,6 +166,29 @@ export function eventCheckingFetch(
       headers: response.headers,
     });
   };
+}
+
+/** `body` as it comes, telling `broke` first when reading it fails. */
+function watchBreak(
+  body: ReadableStream<Uint8Array>,
+  broke: (error: unknown) => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        broke(error);
+        controller.error(error);
+        return;
+      }
+      if (read.done) controller.close();
+      else controller.enqueue(read.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 /** Why the SDK cannot take `data`, with what it parsed to if it is JSON; `takes` when it can. */
