@@ -24,13 +24,15 @@ const outdir = join(root, 'dist/server/daemon');
 // ES facade, which reads every export once, lazy getters included: `node:http` then loads undici for its
 // WebSocket and fetch classes (about 55 ms of the start on the development machine) and `node:fs` its
 // streams. An import of a Node module in the daemon's own code becomes a tiny CommonJS module that
-// requires it and passes on each export as a getter, read when used: esbuild copies the exports of a
-// CommonJS module by their property descriptors, and reading the descriptor of `node:util`'s
-// TextDecoder loads it (5 ms). A module that is a function (node:events) is passed on as it is.
+// requires it. esbuild then copies its exports by their property descriptors, and reading the
+// descriptor of `node:util`'s TextDecoder loads it (5 ms): `node:util` is passed on as a getter for each
+// export instead, read when used. The others are passed on as they are, so a call on the per-call path
+// (randomUUID, timingSafeEqual) goes through no getter of ours.
 const builtinRequire = createRequire(import.meta.url);
 const builtins = new Set(
   builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`])),
 );
+const descriptorsLoadCode = new Set(['util', 'node:util']);
 const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(build) {
@@ -40,15 +42,13 @@ const builtinsByRequire = {
         : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'builtin-by-require' }, ({ path }) => {
-      const exported = builtinRequire(path);
       const required = `require(${JSON.stringify(path)})`;
-      const names = JSON.stringify(Object.getOwnPropertyNames(exported));
+      const names = JSON.stringify(Object.getOwnPropertyNames(builtinRequire(path)));
       return {
-        contents:
-          typeof exported === 'function'
-            ? `module.exports = ${required};`
-            : `const real = ${required};
-for (const name of ${names}) Object.defineProperty(module.exports, name, { get: () => real[name], enumerable: true });`,
+        contents: descriptorsLoadCode.has(path)
+          ? `const real = ${required};
+for (const name of ${names}) Object.defineProperty(module.exports, name, { get: () => real[name], enumerable: true });`
+          : `module.exports = ${required};`,
         loader: 'js',
       };
     });

@@ -10,8 +10,11 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const EVERYTHING = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-/** The package's command, as `npx inspector-daemon` runs it: the compiled daemon, no tsx. */
-export const DAEMON_BIN = join(ROOT, 'bin/inspector-daemon.js');
+/**
+ * The package's command, as `npx inspector-daemon` runs it: the compiled daemon, no tsx. BENCH_DAEMON_BIN
+ * names another copy (a build of other code, to compare the two in turns).
+ */
+export const DAEMON_BIN = process.env.BENCH_DAEMON_BIN || join(ROOT, 'bin/inspector-daemon.js');
 export const TOKEN = 'bench-token-0123456789abcdef';
 export const JSON_HEADERS = { 'content-type': 'application/json', 'x-inspector-token': TOKEN };
 /** server-everything over STDIO, as the daemon's registry and the SDK client both start it. */
