@@ -11,7 +11,7 @@ import { jsonBody } from './http/json-body.ts';
 import { optionsAnswer } from './http/options-answer.ts';
 import { staticFiles } from './http/static-files.ts';
 import { under } from './http/under.ts';
-import { schemaCompiler } from './http/validate.ts';
+import { prepareValidator, schemaCompiler } from './http/validate.ts';
 import { LogBus } from './logs/log-bus.ts';
 import { ClientManager } from './mcp/client-manager.ts';
 import { attachLiveChannel, isWebSocketUpgrade } from './live/live-channel.ts';
@@ -21,12 +21,13 @@ import { OAuthManager } from './oauth/oauth-manager.ts';
 import { oauthCallbackRouter, oauthServerRouter } from './routes/oauth.ts';
 import { loadClientRuntime } from './mcp/server-connection.ts';
 import { DEV_SERVER_URL, type DaemonOptions } from './options.ts';
+import { executeRequestSchema, listRequestSchema, serverConfigSchema } from '../shared/schemas.ts';
 import { healthRouter } from './routes/health.ts';
 import { promptsRouter } from './routes/prompts.ts';
 import { resourcesRouter } from './routes/resources.ts';
 import { rpcLogsRouter } from './routes/rpc-logs.ts';
 import { serverFeaturesRouter } from './routes/server-features.ts';
-import { serversRouter } from './routes/servers.ts';
+import { putEnvelopeSchema, serversRouter } from './routes/servers.ts';
 import { tasksRouter } from './routes/tasks.ts';
 import { executeFromBody, toolsRouter } from './routes/tools.ts';
 import { userRouter } from './routes/user.ts';
@@ -66,29 +67,40 @@ export class StartupError extends Error {
 
 /**
  * The rate limiter's key function, the packages express defers (deferred-packages.ts, in the compiled
- * daemon), the schema compiler and the MCP client (the SDK) are loaded on first use, so the daemon
+ * daemon), the schema compiler with the schemas of the commonest requests, and the MCP client (the SDK)
+ * are loaded on first use, so the daemon
  * listens sooner; once it listens, this loads them while it waits for requests, one a turn of the event
- * loop, so that a request that comes meanwhile waits for one of them at most, not for all.
+ * loop, so that a request that comes meanwhile waits for one of them at most, not for all. Returns what
+ * stops it, for a daemon closed before it is done.
  */
-function loadAfterListening(rateLimiter: { prepare(): void } | undefined): void {
+function loadAfterListening(rateLimiter: { prepare(): void } | undefined): () => void {
   const steps: Array<() => unknown> = [
     () => rateLimiter?.prepare(),
     ...deferredPackageLoaders(),
     schemaCompiler,
+    // The schemas of a first session's requests: adding a server, listing its tools, calling one.
+    ...[putEnvelopeSchema, ...serverConfigSchema.oneOf, listRequestSchema, executeRequestSchema].map(
+      (schema) => () => prepareValidator(schema),
+    ),
     () =>
       loadClientRuntime().catch(() => {
         // A connection that needs it will load it again and report the failure.
       }),
   ];
-  const next = (): void => {
+  // Kept referenced: an unreferenced immediate lets the event loop sleep until some I/O comes, so the
+  // steps after the first waited for the first request.
+  let pending: NodeJS.Immediate | undefined = setImmediate(function next() {
     try {
       steps.shift()?.();
     } catch {
       // Loaded early only to be ready: what needs it loads it again and reports the failure to its request.
     }
-    if (steps.length > 0) setImmediate(next).unref();
+    pending = steps.length > 0 ? setImmediate(next) : undefined;
+  });
+  return () => {
+    if (pending) clearImmediate(pending);
+    pending = undefined;
   };
-  next();
 }
 
 /** The one factory: the command line, tests and any embedding shell build the daemon here (SPEC part 1). */
@@ -248,6 +260,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   let server: Server | undefined;
   let live: { close(): void } | undefined;
+  let stopLoading: (() => void) | undefined;
   return {
     app,
     options,
@@ -278,13 +291,14 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         maxBufferedBytes: options.sseMaxBufferedBytes,
       });
       // Listening comes first; what the first requests and the first connection need is loaded right after.
-      setImmediate(loadAfterListening, rateLimiter).unref();
+      stopLoading = loadAfterListening(rateLimiter);
       const { port } = server.address() as AddressInfo;
       const host = options.host.includes(':') ? `[${options.host}]` : options.host;
       oauth.setBaseUrl(`http://${host}:${port}`);
       return `http://${host}:${port}`;
     },
     async close() {
+      stopLoading?.();
       live?.close();
       widgets.close();
       await manager.closeAll();

@@ -28,7 +28,7 @@ const ID = new RegExp(SERVER_ID_PATTERN);
  * transport picks (check-config.ts), where the whole schema's `oneOf` would also list every complaint of
  * the other branch (`config.command: is required` for an HTTP server).
  */
-const putEnvelopeSchema = {
+export const putEnvelopeSchema = {
   ...putServerRequestSchema,
   properties: { ...putServerRequestSchema.properties, config: { type: 'object' } },
 } as const;

@@ -212,6 +212,44 @@ describe('the npm package', () => {
       });
     });
 
+    it('loads what it deferred once it listens, with no request to wake it', async () => {
+      // Each module the daemon resolves is printed as it comes, on stdout as the listening line is (writes
+      // to a pipe keep their order on Linux). No request is sent: only the daemon's own loading after
+      // listening brings in ajv, the MCP client and the deferred packages.
+      const hook = join(work, 'print-resolved.mjs');
+      await writeFile(
+        hook,
+        `import { registerHooks } from 'node:module';
+registerHooks({ resolve(specifier, context, next) {
+  const result = next(specifier, context);
+  process.stdout.write('resolved ' + result.url + '\\n');
+  return result;
+} });`,
+      );
+      const bin = join(app, 'node_modules', PACKAGE.name, 'bin/inspector-daemon.js');
+      const dataDir = await mkdtemp(join(work, 'idle-data-'));
+      const child = spawn(process.execPath, ['--import', hook, bin, '--port', '0', '--data-dir', dataDir], {
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      onTestFinished(() => {
+        child.kill('SIGKILL');
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      const wanted = [/\/ajv\/dist\/ajv\.js$/m, /\/chunks\/client-runtime-[^/]+\.js$/m, /\/deferred\.cjs$/m];
+      await vi.waitFor(
+        () => {
+          for (const pattern of wanted) expect(output).toMatch(pattern);
+        },
+        // A second or so here; the loading left to sleep until some timer woke the daemon took 25 s.
+        { timeout: 10_000, interval: 100 },
+      );
+      const listening = output.search(/^inspector-daemon listening on /m);
+      expect(listening).toBeGreaterThan(0);
+      for (const pattern of wanted) expect(output.search(pattern)).toBeGreaterThan(listening);
+    });
+
     it('reads bodies and names file types with the packages it loads after listening', async () => {
       // body-parser and mime-types are not in the start module (scripts/build-daemon.js): a compressed
       // body goes through body-parser, with zlib and iconv-lite, and file types through mime-types.

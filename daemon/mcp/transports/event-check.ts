@@ -169,14 +169,11 @@ export function eventCheckingFetch(
 }
 
 /** `body` as it comes, telling `broke` first when reading it fails. */
-function watchBreak(
-  body: ReadableStream<Uint8Array>,
-  broke: (error: unknown) => void,
-): ReadableStream<Uint8Array> {
+function watchBreak<T>(body: ReadableStream<T>, broke: (error: unknown) => void): ReadableStream<T> {
   const reader = body.getReader();
-  return new ReadableStream<Uint8Array>({
+  return new ReadableStream<T>({
     async pull(controller) {
-      let read: ReadableStreamReadResult<Uint8Array>;
+      let read: Awaited<ReturnType<typeof reader.read>>;
       try {
         read = await reader.read();
       } catch (error) {
