@@ -154,7 +154,11 @@ const deferred = await build({
   logLevel: 'warning',
 }).catch(() => process.exit(1));
 
-for (const file of [...result.outputFiles, ...deferred.outputFiles]) {
+// The start module last: npm start and the bench take a main.js newer than the sources for a whole build.
+const outputs = [...deferred.outputFiles, ...result.outputFiles].sort(
+  (a, b) => Number(a.path.endsWith('/main.js')) - Number(b.path.endsWith('/main.js')),
+);
+for (const file of outputs) {
   const text = asciiComments(file.text);
   // The banner's import of node:module is the one a Node module may have (see builtinsByRequire above).
   const imported = /^import [^;]*? from "(node:[^"]+)"/m.exec(text);
