@@ -50,12 +50,22 @@ describe('expectations that run a regular expression, in the panel', { timeout: 
       `${'a'.repeat(40)}!`,
     );
     await flushPromises();
-    expect(outcomeTexts(wrapper).join('\n')).toContain('Checking the pattern…');
+    // Being checked is neither a pass nor a failure, in the row and in the tally.
+    const checking = outcomeTexts(wrapper);
+    expect(checking[1]).toMatch(/^checking: …Being checked:.*Checking the pattern…/);
+    expect(wrapper.find('[data-testid="expectations-tally"]').text()).toMatch(
+      /^• \d of 3 pass, \d being checked$/,
+    );
+    expect(wrapper.find('[data-testid="expectations-tally"]').classes()).toContain('unchecked');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await flushPromises();
     const rows = outcomeTexts(wrapper);
     expect(rows[0]).toMatch(/^pass: /);
-    expect(rows[1]).toMatch(/^fail: .*Not checked: pattern not checked: it took longer than 1,000 ms/);
+    expect(rows[1]).toMatch(/^unchecked: •Not checked:.*pattern not checked: it took longer than 1,000 ms/);
+    expect(rows[1]).not.toMatch(/Not checked: pattern not checked/);
     expect(rows[2]).toMatch(/^pass: /);
+    const tally = wrapper.find('[data-testid="expectations-tally"]');
+    expect(tally.text()).toBe('• 2 of 3 pass, 1 not checked');
+    expect(tally.classes()).toContain('unchecked');
   });
 });
