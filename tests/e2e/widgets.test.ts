@@ -396,6 +396,9 @@ describe('Apps-SDK widgets in the DevTools panel', USER_FLOW, () => {
     expect(await widget.expandLast('openai:callTool:result')).toMatchObject({
       error: expect.stringContaining('may not be called from a widget'),
     });
+    // The traffic view marks the answer as a refusal, as it marks a refused link.
+    const answers = (await widget.messages()).filter((m) => m.type === 'openai:callTool:result');
+    expect(answers.at(-1)?.note).toBe('refused');
   });
 
   it('gives the saved widget state back after the panel reloads', async () => {

@@ -324,6 +324,14 @@ describe('WidgetHost', () => {
       'The widget called the tool "unlisted", which the server does not list',
       'ran',
     ]);
+    // The traffic view says so on each answer the widget got: refused, or run.
+    const answers = h.traffic.filter((entry) => entry.type === 'openai:callTool:result');
+    expect(answers.map((entry) => entry.note)).toEqual([
+      `refused: ${errors[0]}`,
+      `refused: ${errors[1]}`,
+      `refused: ${errors[2]}`,
+      undefined,
+    ]);
     // Before the tools are known, every call runs.
     expect(widgetAccessRefusal('bare', undefined)).toBeUndefined();
   });
@@ -360,6 +368,7 @@ describe('WidgetHost', () => {
     expect(h.posted).toEqual([
       { type: 'openai:callTool:result', requestId: 'r2', error: 'Another tool call is running' },
     ]);
+    expect(h.traffic.at(-1)?.note).toBe('error: Another tool call is running');
   });
 
   it('passes follow-up messages, widget state and heights on', async () => {

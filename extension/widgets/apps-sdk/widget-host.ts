@@ -281,9 +281,9 @@ export class WidgetHost {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Sends a message to the widget and records it. */
-  send(message: HostToWidgetMessage): void {
-    this.record('out', message);
+  /** Sends a message to the widget and records it, with `note` in the traffic view when given. */
+  send(message: HostToWidgetMessage, note?: string): void {
+    this.record('out', message, note === undefined ? {} : { note });
     this.actions.post(message);
   }
 
@@ -350,7 +350,7 @@ export class WidgetHost {
     let answer: CallToolResultMessage;
     const refusal = this.actions.mayCall?.(toolName);
     if (refusal) {
-      this.send({ type: 'openai:callTool:result', requestId, error: refusal });
+      this.send({ type: 'openai:callTool:result', requestId, error: refusal }, `refused: ${refusal}`);
       return;
     }
     try {
@@ -359,7 +359,7 @@ export class WidgetHost {
     } catch (error) {
       answer = { type: 'openai:callTool:result', requestId, error: errorText(error) };
     }
-    this.send(answer);
+    this.send(answer, 'error' in answer ? `error: ${answer.error}` : undefined);
   }
 
   private record(
