@@ -291,11 +291,13 @@ describe('a tools/list answer the daemon found wrong, in the popup', () => {
         '"<i>nextCursor</i>" is a JSON number',
     );
     expect(warning.find('i').exists()).toBe(false);
-    // A name the server listed twice is offered twice.
+    // A name the server listed twice is offered twice, each saying so, as the panel's list does.
     await wrapper.get('[data-testid="popup-tool"]').trigger('focus');
     expect(
-      wrapper.findAll('[data-testid="popup-tool-options"] [role="option"]').map((o) => o.text()),
-    ).toEqual(['echo', 'echo']);
+      wrapper
+        .findAll('[data-testid="popup-tool-options"] [role="option"]')
+        .map((o) => o.text().replace(/\s+/g, ' ')),
+    ).toEqual(['echo listed 2×', 'echo listed 2×']);
   });
 });
 
