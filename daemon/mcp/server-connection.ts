@@ -197,7 +197,8 @@ export class ServerConnection {
   private client?: Client;
   private connecting?: Promise<Client>;
   private closing = false;
-  private probing = false;
+  /** The ping that asks whether a remote server is still there, while one is out. */
+  private probeRun: Promise<boolean> | undefined;
   /** Removed or replaced in the registry: what becomes of it is no longer the server's status. */
   private retired = false;
   /** Set as `retire` begins: no connection is made any more. */
@@ -709,7 +710,12 @@ export class ServerConnection {
           onStdoutLine: (line) => this.outputLines.take('stdout', line),
           maxMessageBytes: this.deps.maxMessageBytes,
           onMessageTooLarge: (error) => void this.messageTooLarge(client, error),
-          onUnreadableEvent: (event) => this.unreadableEvent(client, event),
+          onUnreadableEvent: (event) =>
+            event.ifReachable
+              ? void this.reachable(client, event.ifReachable).then(
+                  (there) => there && this.unreadableEvent(client, event),
+                )
+              : this.unreadableEvent(client, event),
         },
         this.deps.oauth?.providerFor(this.id, this.config),
         this.deps.oauth?.fetchFor(this.id, this.config),
@@ -893,26 +899,37 @@ export class ServerConnection {
     if (sdk().remoteAnswerOf(error)) return;
     if (this.config.transport === 'sse' && error instanceof sdk().SseError) {
       void this.connectionLost(client, detail);
-    } else if (this.config.transport === 'http' && !this.probing) {
-      this.probing = true;
-      void this.probe(client, detail).finally(() => {
-        this.probing = false;
-      });
+    } else if (this.config.transport === 'http') {
+      void this.reachable(client, detail);
     }
   }
 
-  private async probe(client: Client, detail: string): Promise<void> {
+  /**
+   * Whether a remote server still answers (a ping, or server/discover at the modern era); one that
+   * cannot be reached is taken as lost, with `detail` saying what broke. One probe at a time.
+   */
+  private reachable(client: Client, detail: string): Promise<boolean> {
+    this.probeRun ??= this.probe(client, detail).finally(() => {
+      this.probeRun = undefined;
+    });
+    return this.probeRun;
+  }
+
+  private async probe(client: Client, detail: string): Promise<boolean> {
     try {
       await client.request({ method: this.pingMethod }, sdk().ANY_RESULT, {
         timeout: PROBE_TIMEOUT_MS,
       });
+      return this.client === client;
     } catch (error) {
+      if (this.client !== client) return false;
       // A probe refused for want of a grant shows the server there; the call that needs it says so.
-      if (this.client !== client || !unreachable(error) || this.deps.oauth?.explain(this.id, error)) return;
+      if (!unreachable(error) || this.deps.oauth?.explain(this.id, error)) return true;
       await this.connectionLost(
         client,
         `${detail}; a ${this.pingMethod} then failed: ${sdk().failureText(error, this.secrets)}`,
       );
+      return false;
     }
   }
 

@@ -14,6 +14,11 @@ export interface UnreadableEvent {
   fails: RequestId[] | 'pending';
   /** What the server sent is in the log already, as the messages it was (a NoResponseError's). */
   logged?: boolean;
+  /**
+   * Only once the server is found still there (a probe, with this as what broke): a broken stream may be
+   * a server that died, which is a lost connection, not a missing answer.
+   */
+  ifReachable?: string;
 }
 
 /** Event ids remembered for a stream that may be resumed, at most (the oldest are forgotten first). */
@@ -54,8 +59,13 @@ export function eventCheckingFetch(
   const resumable = new Map<string, PostedRequests>();
   // Resumptions that failed in a row, by the Last-Event-ID they asked with.
   const failedResumptions = new Map<string, number>();
-  const noResponse = (requests: PostedRequests, message: string) =>
-    onUnreadable({ error: new NoResponseError(message), fails: [...requests.keys()], logged: true });
+  const noResponse = (requests: PostedRequests, message: string, ifReachable?: string) =>
+    onUnreadable({
+      error: new NoResponseError(message),
+      fails: [...requests.keys()],
+      logged: true,
+      ...(ifReachable !== undefined && { ifReachable }),
+    });
   /**
    * A resumption of a POST's stream that failed: once the transport tries no more (it takes a 405 for
    * a server without GET streams, and stops after `maxResumptions` failures), nothing answers the POST.
@@ -103,7 +113,9 @@ export function eventCheckingFetch(
     let lastId: string | undefined;
     let responded = false;
     // A stream that breaks (its connection cut) with no event id is not resumed by the SDK either: as
-    // when it ends, nothing can answer what it was waiting for. One the daemon aborts is no news.
+    // when it ends, nothing can answer what it was waiting for, once the server is found still there (a
+    // server that died is a lost connection, which the connection's probe reports). One the daemon aborts
+    // is no news.
     const broke = (error: unknown): void => {
       if (!waiting.size || init?.signal?.aborted) return;
       if (lastId !== undefined && !responded) {
@@ -118,6 +130,7 @@ export function eventCheckingFetch(
         lastId === undefined
           ? `The event stream of ${postOf(waiting)} broke before a response to it (${why}), and with no event id to resume the stream by, so no answer can come`
           : `The event stream of ${postOf(waiting)} broke before a response to it (${why}), and after a response to another call, so the stream is not resumed and no answer can come`,
+        `the event stream of ${postOf(waiting)} broke (${why})`,
       );
     };
     const checked = watchBreak(response.body, broke)
