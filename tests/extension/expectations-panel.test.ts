@@ -68,4 +68,15 @@ describe('expectations that run a regular expression, in the panel', { timeout: 
     expect(tally.text()).toBe('• 2 of 3 pass, 1 not checked');
     expect(tally.classes()).toContain('unchecked');
   });
+
+  it('offers no button for a kind of expectation the request has already', async () => {
+    const fresh = await panelWith([{ kind: 'text', text: 'hi' }], 'hi');
+    await flushPromises();
+    expect(fresh.find('[data-testid="expect-success"]').exists()).toBe(true);
+    fakeBrowser.reset();
+    const expecting = await panelWith([{ kind: 'noError' }], 'hi');
+    await flushPromises();
+    expect(expecting.find('[data-testid="expect-success"]').exists()).toBe(false);
+    expect(expecting.find('[data-testid="expect-snapshot"]').exists()).toBe(true);
+  });
 });
