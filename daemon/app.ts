@@ -68,10 +68,9 @@ export class StartupError extends Error {
 /**
  * The rate limiter's key function, the packages express defers (deferred-packages.ts, in the compiled
  * daemon), the schema compiler with the schemas of the commonest requests, and the MCP client (the SDK)
- * are loaded on first use, so the daemon
- * listens sooner; once it listens, this loads them while it waits for requests, one a turn of the event
- * loop, so that a request that comes meanwhile waits for one of them at most, not for all. Returns what
- * stops it, for a daemon closed before it is done.
+ * are loaded on first use, so the daemon listens sooner; once it listens, this loads them while it waits
+ * for requests, one a turn of the event loop, so that a request that comes meanwhile waits for one of
+ * them at most, not for all. Returns what stops it, for a daemon closed before it is done.
  */
 function loadAfterListening(rateLimiter: { prepare(): void } | undefined): () => void {
   const steps: Array<() => unknown> = [

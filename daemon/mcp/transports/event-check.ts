@@ -112,26 +112,38 @@ export function eventCheckingFetch(
     let waiting: PostedRequests = transport === 'http' && requests ? new Map(requests) : new Map();
     let lastId: string | undefined;
     let responded = false;
-    // A stream that breaks (its connection cut) with no event id is not resumed by the SDK either: as
-    // when it ends, nothing can answer what it was waiting for, once the server is found still there (a
-    // server that died is a lost connection, which the connection's probe reports). One the daemon aborts
-    // is no news.
-    const broke = (error: unknown): void => {
-      if (!waiting.size || init?.signal?.aborted) return;
+    /**
+     * The stream ended, or broke (`broke` says why: its connection was cut), before the response to what it
+     * was waiting for. With an event id and no response to another call the SDK resumes it (GET with
+     * Last-Event-ID), and the answer may come there, as the MCP spec allows; otherwise none can come. A
+     * broken stream fails its calls only once the server is found still there: a server that died is a
+     * lost connection, which the connection's probe reports. One the daemon aborts is no news.
+     */
+    const stopped = (broke?: string): void => {
+      if (!waiting.size || (broke !== undefined && init?.signal?.aborted)) return;
       if (lastId !== undefined && !responded) {
         resumable.set(lastId, waiting);
         return;
       }
-      // undici says `terminated`, and why in its cause: `other side closed`.
-      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      const why = error instanceof Error ? `${error.message}${cause}` : String(error);
+      const of = postOf(waiting);
+      const what =
+        broke === undefined
+          ? `The server ended the ${post ? 'event stream' : 'resumed event stream'} of ${of} without a response to it`
+          : `The event stream of ${of} broke before a response to it (${broke})`;
+      const why =
+        lastId === undefined
+          ? 'and with no event id to resume the stream by, so no answer can come'
+          : `and ${broke === undefined ? 'with' : 'after'} a response to another call, so the stream is not resumed and no answer can come`;
       noResponse(
         waiting,
-        lastId === undefined
-          ? `The event stream of ${postOf(waiting)} broke before a response to it (${why}), and with no event id to resume the stream by, so no answer can come`
-          : `The event stream of ${postOf(waiting)} broke before a response to it (${why}), and after a response to another call, so the stream is not resumed and no answer can come`,
-        `the event stream of ${postOf(waiting)} broke (${why})`,
+        `${what}, ${why}`,
+        broke === undefined ? undefined : `the event stream of ${of} broke (${broke})`,
       );
+    };
+    // undici says `terminated`, and why in its cause: `other side closed`.
+    const broke = (error: unknown): void => {
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      stopped(error instanceof Error ? `${error.message}${cause}` : String(error));
     };
     const checked = watchBreak(response.body, broke)
       .pipeThrough(new TextDecoderStream())
@@ -155,21 +167,7 @@ export function eventCheckingFetch(
             if (resumable.size >= MAX_RESUMABLE) resumable.delete(resumable.keys().next().value as string);
             resumable.set(id, requests);
           },
-          end: () => {
-            if (!waiting.size) return;
-            if (lastId !== undefined && !responded) {
-              // Resumed (GET with Last-Event-ID) by the SDK: the answer may come there, as the MCP spec allows.
-              resumable.set(lastId, waiting);
-              return;
-            }
-            const stream = post ? 'event stream' : 'resumed event stream';
-            noResponse(
-              waiting,
-              lastId === undefined
-                ? `The server ended the ${stream} of ${postOf(waiting)} without a response to it, and with no event id to resume the stream by, so no answer can come`
-                : `The server ended the ${stream} of ${postOf(waiting)} without a response to it, and with a response to another call, so the stream is not resumed and no answer can come`,
-            );
-          },
+          end: () => stopped(),
         }),
       )
       .pipeThrough(new TextEncoderStream());
