@@ -125,7 +125,7 @@ export function explainConnectError(
   const sdkTimeout = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
   if (sdkTimeout) {
     return new UpstreamError(
-      `No answer to the MCP initialize request within ${timeoutMs / 1000} s: is it an MCP server, and is the transport right?${strayStdoutSuffix(stdio?.strayStdoutTail)}`,
+      `No answer to the MCP handshake within ${timeoutMs / 1000} s: is it an MCP server, and is the transport right?${strayStdoutSuffix(stdio?.strayStdoutTail)}`,
       'CONNECT_TIMEOUT',
     );
   }

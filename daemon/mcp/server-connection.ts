@@ -196,6 +196,8 @@ export class ServerConnection {
   lastError?: string;
   private client?: Client;
   private connecting?: Promise<Client>;
+  /** Ends the connect under way: `disconnect` (the server removed or stopped) or the connect time-out. */
+  private connectAttempt?: AbortController;
   private closing = false;
   /** The ping that asks whether a remote server is still there, while one is out. */
   private probeRun: Promise<boolean> | undefined;
@@ -315,6 +317,8 @@ export class ServerConnection {
   }
 
   async disconnect(): Promise<void> {
+    // A server still connecting (a silent one waits for the whole time-out) is not waited for.
+    this.connectAttempt?.abort('disconnect');
     await this.connecting?.catch(() => {});
     // The listen stream is cancelled while the connection is still there to say so.
     await this.resourceSubscriptions.end();
@@ -700,6 +704,13 @@ export class ServerConnection {
     let transport: LoggingTransport | undefined;
     // Watches the messages only until the handshake is over.
     let capture: HandshakeCapture | undefined = new HandshakeCapture();
+    // The connect time-out bounds the whole handshake (with era auto, the server/discover probe and then
+    // initialize), not each of its requests; `disconnect` ends it too. Ending it closes the transport,
+    // which fails the request that waits.
+    const attempt = new AbortController();
+    this.connectAttempt = attempt;
+    const deadline = setTimeout(() => attempt.abort('timeout'), this.deps.connectTimeoutMs);
+    attempt.signal.addEventListener('abort', () => void transport?.close().catch(() => {}), { once: true });
     try {
       // Inside the try: a URL that cannot be parsed fails here, and must end in `error`, not `connecting`.
       this.deps.oauth?.beginAttempt(this.id);
@@ -739,8 +750,18 @@ export class ServerConnection {
         this.divertNotification,
       );
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
-    } catch (error) {
+      // Ended just as the handshake finished: the transport is closing.
+      if (attempt.signal.aborted) throw new Error('connect ended');
+    } catch (caught) {
       await client.close().catch(() => {});
+      const { SdkError, SdkErrorCode } = sdk();
+      const ended = attempt.signal.reason as 'disconnect' | 'timeout' | undefined;
+      if (ended === 'disconnect') {
+        throw new UpstreamError('The server was disconnected while it was connecting.', 'DISCONNECTED');
+      }
+      // Whatever the closed transport made the SDK say, the time-out is what happened.
+      const error =
+        ended === 'timeout' ? new SdkError(SdkErrorCode.RequestTimeout, 'connect timed out') : caught;
       if (!legacy && this.probeEndedServer(error)) {
         // Some legacy STDIO servers stop at any request before initialize: started again, initialized.
         this.deps.debug?.(`${this.id}: the server/discover probe ended the server; initializing a new one`);
@@ -763,6 +784,9 @@ export class ServerConnection {
       this.setStatus('error', failure.message);
       this.deps.debug?.(`${this.id}: connect failed: ${failure.message}`);
       throw failure;
+    } finally {
+      clearTimeout(deadline);
+      if (this.connectAttempt === attempt) this.connectAttempt = undefined;
     }
     const stdio = inner instanceof StdioTransport ? inner : undefined;
     client.onclose = () => {

@@ -152,6 +152,39 @@ describe('failed connections say why', () => {
     expect(message).toContain('within 0.5 s');
     expect(mcpError.code).toBe('CONNECT_TIMEOUT');
   });
+
+  it('bounds the whole handshake by the connect time-out, the era probe with it', async () => {
+    // Era auto asks server/discover first, with a time-out of its own, and initialize after it: each
+    // once took the whole time-out, so a silent server failed after twice the time given.
+    const slow = await startDaemon({ connectTimeoutMs: 3000 });
+    onTestFinished(() => slow.close());
+    await slow.api('PUT', '/api/mcp/servers/silent', { config: fixtureStdio('silent-server.ts') });
+    const started = Date.now();
+    const connected = await slow.api('POST', '/api/mcp/servers/silent/connect');
+    const took = Date.now() - started;
+    expect(connected.body.mcpError.code).toBe('CONNECT_TIMEOUT');
+    expect(connected.body.error).toContain('No answer to the MCP handshake within 3 s');
+    // The time-out, the server's start and its stopping; not two time-outs (6 s).
+    expect(took).toBeLessThan(5500);
+  });
+
+  it('is ended at once when the server is removed while it connects', async () => {
+    // Longer than the test may take: the removal must not wait for the connect to time out.
+    const slow = await startDaemon({ connectTimeoutMs: 60_000 });
+    onTestFinished(() => slow.close());
+    await slow.api('PUT', '/api/mcp/servers/silent', { config: fixtureStdio('silent-server.ts') });
+    const connecting = slow.api('POST', '/api/mcp/servers/silent/connect');
+    await vi.waitFor(
+      async () => expect((await slow.api('GET', '/api/mcp/servers/silent')).body.status).toBe('connecting'),
+      { timeout: 5000, interval: 20 },
+    );
+    expect((await slow.api('DELETE', '/api/mcp/servers/silent')).status).toBe(200);
+    const connected = await connecting;
+    expect(connected.status).toBe(502);
+    expect(connected.body.mcpError.code).toBe('DISCONNECTED');
+    expect(connected.body.error).toBe('The server was disconnected while it was connecting.');
+    expect((await slow.api('GET', '/api/mcp/servers/silent')).status).toBe(404);
+  });
 });
 
 describe('secrets in a failing URL', () => {
