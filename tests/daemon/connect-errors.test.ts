@@ -244,6 +244,64 @@ describe('a failed connect', () => {
   });
 });
 
+/**
+ * A STDIO "server" that starts a grandchild in a session of its own (`detached`: setsid), out of the
+ * process group the daemon ends, prints both pids, and then never answers, or exits at once.
+ */
+const escaper = (then: 'wait' | 'exit') => `
+const { spawn } = require('node:child_process');
+const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore', detached: true });
+grandchild.unref();
+console.error('pids ' + process.pid + ' ' + grandchild.pid);
+${then === 'exit' ? 'setTimeout(() => process.exit(3), 300);' : 'process.stdin.resume();'}
+`;
+
+describe.runIf(process.platform === 'linux')('a process a server started that left its process group', () => {
+  /** The pids of the server and its grandchild, from the stderr line the script printed. */
+  async function pidsOf(daemon: TestDaemon): Promise<number[]> {
+    let pids: number[] = [];
+    await vi.waitFor(
+      () => {
+        const line = daemon.daemon.bus
+          .last(100)
+          .find((entry) => entry.direction === 'stderr' && entry.message.startsWith('pids '));
+        pids = String(line?.message).split(' ').slice(1).map(Number);
+        expect(pids).toHaveLength(2);
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    return pids;
+  }
+
+  it.each([
+    ['the server is removed', 'wait'],
+    ['the server exits by itself', 'exit'],
+  ] as const)('is ended when %s', async (_when, then) => {
+    // Longer than the test may take: removing the server must not wait for the connect to time out.
+    const fresh = await startDaemon({ connectTimeoutMs: 60_000 });
+    onTestFinished(() => fresh.close());
+    const pids: number[] = [];
+    onTestFinished(() => {
+      // Whatever the outcome, nothing is left running after the test.
+      for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    await fresh.api('PUT', '/api/mcp/servers/escaper', {
+      config: { transport: 'stdio', command: process.execPath, args: ['-e', escaper(then)] },
+    });
+    const connecting = fresh.api('POST', '/api/mcp/servers/escaper/connect');
+    pids.push(...(await pidsOf(fresh)));
+    if (then === 'wait') {
+      expect((await fresh.api('DELETE', '/api/mcp/servers/escaper')).status).toBe(200);
+    }
+    const connected = await connecting;
+    expect(connected.status).toBe(502);
+    expect(connected.body.mcpError.code).toBe(then === 'wait' ? 'DISCONNECTED' : 'PROCESS_EXITED');
+    await vi.waitFor(() => expect(isAlive(pids[0]!)).toBe(false), { timeout: 5000, interval: 50 });
+    // The grandchild is in no process group of the server's: it is found by the mark it inherited.
+    await vi.waitFor(() => expect(isAlive(pids[1]!)).toBe(false), { timeout: 8000, interval: 50 });
+  });
+});
+
 describe('a server whose URL cannot be parsed', () => {
   it('ends in error with a clear lastError and a 502 instead of staying in connecting', async () => {
     // Such a config cannot come through PUT; an older or hand-edited servers.json can hold one.

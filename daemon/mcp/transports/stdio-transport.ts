@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
@@ -20,6 +21,11 @@ const STDOUT_TAIL_LINES = 5;
 const GRACE_MS = 2000;
 const GROUP_POLL_MS = 50;
 const PREVIEW_CHARS = 200;
+/**
+ * Set in a STDIO server's environment to a value of its own, and inherited by every process it starts:
+ * one that leaves the server's process group (setsid, a daemonising fork) is still found by it, on Linux.
+ */
+export const SERVER_MARK_VARIABLE = 'MCP_INSPECTOR_SERVER_RUN';
 const OPEN_BRACE = 0x7b;
 
 /** The bytes JSON takes as blank before a value: space, tab, line feed, carriage return. */
@@ -234,8 +240,10 @@ export class StdioTransport implements Transport {
   private child?: ChildProcess;
   private readonly lines: LineReader;
   private readonly stderr: StderrLines;
-  /** Settles once nothing is left of the child's process group. */
+  /** Settles once nothing is left of the child's process group, nor of what carries its mark. */
   private groupGone?: Promise<void>;
+  /** This run's value of SERVER_MARK_VARIABLE. */
+  private readonly mark = randomBytes(12).toString('hex');
 
   constructor(
     private readonly config: StdioServerConfig,
@@ -254,7 +262,7 @@ export class StdioTransport implements Transport {
       // Only the SDK's short list of safe variables is inherited, never the daemon's own environment
       // (which may hold INSPECTOR_TOKEN), plus what the server's config sets.
       const child = spawn(this.config.command, this.config.args ?? [], {
-        env: { ...getDefaultEnvironment(), ...this.config.env },
+        env: { ...getDefaultEnvironment(), ...this.config.env, [SERVER_MARK_VARIABLE]: this.mark },
         cwd: this.config.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: process.platform !== 'win32',
@@ -269,7 +277,9 @@ export class StdioTransport implements Transport {
       child.once('exit', (code, signal) => {
         this.exit = { code, signal };
         // What the child spawned into its group does not hold our pipes, so nothing else waits for it.
-        if (child.pid !== undefined && process.platform !== 'win32') this.groupGone = endGroup(child.pid);
+        if (child.pid !== undefined && process.platform !== 'win32') {
+          this.groupGone = endGroup(child.pid, this.mark);
+        }
       });
       child.once('close', () => {
         this.stderr.flush();
@@ -435,15 +445,63 @@ async function groupRunning(pgid: number): Promise<boolean> {
 }
 
 /**
- * After the child has exited, ends the rest of its process group: SIGTERM, and SIGKILL if anything is
- * still running after the grace period.
+ * The processes (not zombies) whose environment holds `SERVER_MARK_VARIABLE=mark`: what a server started,
+ * wherever it went. Linux only (elsewhere none); a process of another user, or one that cleared its
+ * environment, is not found.
  */
-async function endGroup(pgid: number): Promise<void> {
-  if (!signalGroup(pgid, 'SIGTERM')) return;
+export async function markedProcesses(mark: string): Promise<number[]> {
+  if (process.platform !== 'linux') return [];
+  const needle = Buffer.from(`${SERVER_MARK_VARIABLE}=${mark}\0`);
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const found = await Promise.all(
+    names
+      .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+      .map(async (name) => {
+        try {
+          const environ = await readFile(`/proc/${name}/environ`);
+          if (!environ.includes(needle)) return undefined;
+          const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+          const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+          return state === 'Z' || state === 'X' ? undefined : Number(name);
+        } catch {
+          return undefined; // ended while we looked, or not ours to read
+        }
+      }),
+  );
+  return found.filter((pid) => pid !== undefined);
+}
+
+function signalEach(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // ended meanwhile
+    }
+  }
+}
+
+/**
+ * After the child has exited, ends the rest of its process group and every process that carries its
+ * mark (SERVER_MARK_VARIABLE), in the group or not: SIGTERM, and SIGKILL to what is still running after
+ * the grace period. Only processes found with the mark at that moment get the SIGKILL, so a process id
+ * used again meanwhile is not hit.
+ */
+async function endGroup(pgid: number, mark: string): Promise<void> {
+  const grouped = signalGroup(pgid, 'SIGTERM');
+  const marked = await markedProcesses(mark);
+  if (!grouped && marked.length === 0) return;
+  signalEach(marked, 'SIGTERM');
   const deadline = Date.now() + GRACE_MS;
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
-    if (!(await groupRunning(pgid))) return;
+    if (!(await groupRunning(pgid)) && (await markedProcesses(mark)).length === 0) return;
   }
   signalGroup(pgid, 'SIGKILL');
+  signalEach(await markedProcesses(mark), 'SIGKILL');
 }
