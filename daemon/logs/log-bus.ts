@@ -1,4 +1,5 @@
 import type { RpcLogEntry } from '../../shared/logs.ts';
+import { TextArena } from './text-arena.ts';
 
 type Listener = (entry: RpcLogEntry) => void;
 type Unsequenced = RpcLogEntry extends infer E ? (E extends RpcLogEntry ? Omit<E, 'seq'> : never) : never;
@@ -109,7 +110,22 @@ function keptOf(entry: RpcLogEntry, weight: number, limit: number): RpcLogEntry 
  * `since`/`last`. Whoever reads gets it redacted; nothing else sees the entry.
  */
 export class LogBus {
+  /**
+   * The entries held as objects: each for the turn of the event loop it was published in, and one read
+   * back until the next. After that it is kept as JSON text in `arena`, outside the JavaScript heap
+   * (text-arena.ts), at `chunks`, `offsets` and `lengths`.
+   */
   private readonly ring: (RpcLogEntry | undefined)[];
+  private readonly arena = new TextArena();
+  /** The arena chunk of the entry in the same slot, when it is kept as text; -1 otherwise. */
+  private readonly chunks: Int32Array;
+  private readonly offsets: Int32Array;
+  private readonly lengths: Int32Array;
+  /** Slots whose entries are still objects, to be put in the arena once the current turn is over. */
+  private unpacked: number[] = [];
+  private packing?: NodeJS.Immediate;
+  /** The sequence number of the entry in the same slot (0: none). */
+  private readonly seqs: Float64Array;
   /** The redactor still owed by the entry in the same slot of `ring`, if any. */
   private readonly owed: (Redactor | undefined)[];
   /** The weight (about its bytes) of the entry in the same slot of `ring`. */
@@ -130,6 +146,10 @@ export class LogBus {
     this.ring = new Array(capacity);
     this.owed = new Array(capacity);
     this.weights = new Float64Array(capacity);
+    this.seqs = new Float64Array(capacity);
+    this.chunks = new Int32Array(capacity).fill(-1);
+    this.offsets = new Int32Array(capacity);
+    this.lengths = new Int32Array(capacity);
     this.entryLimit = Math.floor(byteBudget / 4);
   }
 
@@ -155,21 +175,67 @@ export class LogBus {
       weight = entryWeight(entry);
     }
     const slot = entry.seq % this.capacity;
-    if (this.ring[slot] !== undefined) this.held -= this.weights[slot] ?? 0;
-    this.ring[slot] = entry;
+    if (this.seqs[slot] !== 0) this.held -= this.weights[slot] ?? 0;
+    this.hold(slot, entry);
     this.owed[slot] = redact;
     this.weights[slot] = weight;
+    this.seqs[slot] = entry.seq;
     this.held += weight;
     this.oldest = Math.max(this.oldest, entry.seq - this.capacity + 1);
     while (this.held > this.byteBudget && this.oldest < entry.seq) this.drop(this.oldest++);
   }
 
+  /** Puts an entry in its slot as an object, in place of what was there; it goes to the arena after the turn. */
+  private hold(slot: number, entry: RpcLogEntry): void {
+    this.release(slot);
+    this.ring[slot] = entry;
+    this.unpacked.push(slot);
+    this.packing ??= setImmediate(() => this.pack());
+  }
+
+  /** Lets go of a slot's entry, object or text. */
+  private release(slot: number): void {
+    const chunk = this.chunks[slot] as number;
+    if (chunk >= 0) this.arena.free(chunk);
+    this.chunks[slot] = -1;
+    this.ring[slot] = undefined;
+  }
+
+  /** Puts the entries held as objects since the last time in the arena, as JSON text. */
+  private pack(): void {
+    this.packing = undefined;
+    const slots = this.unpacked;
+    this.unpacked = [];
+    for (const slot of slots) {
+      const entry = this.ring[slot];
+      if (entry === undefined) continue;
+      const placed = this.arena.put(JSON.stringify(entry));
+      this.chunks[slot] = placed.chunk;
+      this.offsets[slot] = placed.offset;
+      this.lengths[slot] = placed.length;
+      this.ring[slot] = undefined;
+    }
+  }
+
+  /** The entry in a slot, parsed from the arena when it is kept there. */
+  private entryAt(slot: number): RpcLogEntry {
+    const entry = this.ring[slot];
+    if (entry !== undefined) return entry;
+    const text = this.arena.text(
+      this.chunks[slot] as number,
+      this.offsets[slot] as number,
+      this.lengths[slot] as number,
+    );
+    return JSON.parse(text) as RpcLogEntry;
+  }
+
   private drop(seq: number): void {
     const slot = seq % this.capacity;
-    if (this.ring[slot]?.seq !== seq) return;
+    if (this.seqs[slot] !== seq) return;
     this.held -= this.weights[slot] ?? 0;
-    this.ring[slot] = undefined;
+    this.release(slot);
     this.owed[slot] = undefined;
+    this.seqs[slot] = 0;
   }
 
   /** About how many bytes the entries held weigh (what `byteBudget` bounds). */
@@ -197,12 +263,12 @@ export class LogBus {
     const entries: RpcLogEntry[] = [];
     for (let s = first; s < this.nextSeq; s++) {
       const slot = s % this.capacity;
-      let entry = this.ring[slot];
-      if (entry?.seq !== s) continue;
+      if (this.seqs[slot] !== s) continue;
+      let entry = this.entryAt(slot);
       const redact = this.owed[slot];
       if (redact) {
         entry = redact(entry);
-        this.ring[slot] = entry;
+        this.hold(slot, entry);
         this.owed[slot] = undefined;
       }
       entries.push(entry);

@@ -1,5 +1,8 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { jsonWeight, LogBus, logTimestamp } from '../../daemon/logs/log-bus.ts';
+import { CHUNK_BYTES, TextArena } from '../../daemon/logs/text-arena.ts';
 import type { RpcLogEntry, RpcMessageEntry } from '../../shared/logs.ts';
 
 function publishLines(bus: LogBus, count: number, serverId = 's'): RpcLogEntry[] {
@@ -121,6 +124,89 @@ describe('log bus redaction', () => {
     expect(bus.since(0).map((e) => e.message)).toEqual(['a ********', 'a ********']);
     expect(bus.since(0).map((e) => e.message)).toEqual(['a ********', 'a ********']);
     expect(redactions).toBe(2);
+  });
+});
+
+/** The turn of the event loop after this one, when the bus has put what it holds in its arena. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A full garbage collection, for a measure of what stays on the heap. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+function toolResult(i: number, text: string): Omit<RpcMessageEntry, 'seq'> {
+  return {
+    type: 'rpc',
+    serverId: 's',
+    direction: 'receive',
+    timestamp: new Date(0).toISOString(),
+    message: { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text }] } },
+  };
+}
+
+describe('log bus storage', () => {
+  it('keeps the entries it holds outside the JavaScript heap from the turn after their publishing', async () => {
+    const bus = new LogBus(10_000, 1024 * 1024 * 1024);
+    collectGarbage();
+    const before = getHeapStatistics().used_heap_size;
+    // 10,000 results of about 1,000 characters: some 10 MB of strings and objects while they are fresh.
+    for (let i = 0; i < 10_000; i++) bus.publish(toolResult(i, `${i} ${'x'.repeat(1000)}`));
+    await nextTurn();
+    collectGarbage();
+    const grown = getHeapStatistics().used_heap_size - before;
+    expect(grown).toBeLessThan(2 * 1024 * 1024);
+    const held = bus.since(0);
+    expect(held).toHaveLength(10_000);
+    expect(held[9_999]).toEqual({ ...toolResult(9_999, `9999 ${'x'.repeat(1000)}`), seq: 10_000 });
+  });
+
+  it('reads back what was published, in any script and at any size, and the redaction owed', async () => {
+    const bus = new LogBus(10, 1024 * 1024 * 1024);
+    const texts = ['plain', 'ünïcödé 日本語 🙂 \u0000 "quoted"', 'y'.repeat(CHUNK_BYTES)];
+    const published = texts.map((text, i) => bus.publish(toolResult(i, text)));
+    const hide = (entry: RpcLogEntry): RpcLogEntry =>
+      ({ ...entry, message: String(entry.message).replace('token-1', '*******') }) as RpcLogEntry;
+    bus.publish(
+      { type: 'rpc', serverId: 's', direction: 'stderr', timestamp: '', message: 'a token-1' },
+      hide,
+    );
+    expect(bus.since(0).slice(0, 3)).toEqual(published);
+    await nextTurn();
+    expect(bus.since(0).slice(0, 3)).toEqual(published);
+    expect(bus.last(1)[0]?.message).toBe('a *******');
+    await nextTurn();
+    expect(bus.last(1)[0]?.message).toBe('a *******');
+  });
+});
+
+describe('log text arena', () => {
+  it('gives a chunk back once nothing in it is held, so a ring that turns over holds a bounded amount', () => {
+    const arena = new TextArena();
+    const held: number[] = [];
+    let most = 0;
+    // A ring of 1,000 texts of 1 KiB, turned over 100 times.
+    for (let i = 0; i < 100_000; i++) {
+      held.push(arena.put(`${i}`.padEnd(1024, '.')).chunk);
+      if (held.length > 1000) arena.free(held.shift() as number);
+      most = Math.max(most, arena.allocatedBytes);
+    }
+    expect(most).toBeLessThanOrEqual(3 * CHUNK_BYTES);
+    for (const chunk of held) arena.free(chunk);
+    expect(arena.allocatedBytes).toBeLessThanOrEqual(CHUNK_BYTES);
+  });
+
+  it('puts a text of more than a quarter chunk in a chunk of its own, gone when freed', () => {
+    const arena = new TextArena();
+    const small = arena.put('small');
+    const large = arena.put('z'.repeat(CHUNK_BYTES / 2));
+    expect(large.chunk).not.toBe(small.chunk);
+    expect(arena.text(large.chunk, large.offset, large.length)).toHaveLength(CHUNK_BYTES / 2);
+    const before = arena.allocatedBytes;
+    arena.free(large.chunk);
+    expect(arena.allocatedBytes).toBe(before - CHUNK_BYTES / 2);
+    expect(arena.text(small.chunk, small.offset, small.length)).toBe('small');
   });
 });
 
