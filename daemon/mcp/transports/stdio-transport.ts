@@ -25,7 +25,7 @@ const PREVIEW_CHARS = 200;
  * Set in a STDIO server's environment to a value of its own, and inherited by every process it starts:
  * one that leaves the server's process group (setsid, a daemonising fork) is still found by it, on Linux.
  */
-export const SERVER_MARK_VARIABLE = 'MCP_INSPECTOR_SERVER_RUN';
+const SERVER_MARK_VARIABLE = 'MCP_INSPECTOR_SERVER_RUN';
 const OPEN_BRACE = 0x7b;
 
 /** The bytes JSON takes as blank before a value: space, tab, line feed, carriage return. */
@@ -414,66 +414,41 @@ export class StdioTransport implements Transport {
 }
 
 /**
- * Whether anything of the process group still runs. An ended member the child left behind stays
- * visible to `kill(-pgid, 0)` until init reaps it, which can take a while; on Linux such zombies are
- * told apart in /proc and do not count.
+ * What is left of a server's start, on Linux: whether anything still runs in its process group, and the
+ * processes outside it that carry its mark (SERVER_MARK_VARIABLE=mark) in their environment, wherever
+ * they went. An ended process stays visible to `kill(-pgid, 0)` until init reaps it, which can take a
+ * while: such zombies do not count. A process of another user, or one that cleared its environment, is
+ * not found. Elsewhere undefined: there only the group can be asked, by signal.
  */
-async function groupRunning(pgid: number): Promise<boolean> {
-  if (!signalGroup(pgid, 0)) return false;
-  if (process.platform !== 'linux') return true;
-  let names: string[];
-  try {
-    names = await readdir('/proc');
-  } catch {
-    return true;
-  }
-  const states = await Promise.all(
-    names
-      .filter((name) => /^\d+$/.test(name))
-      .map(async (name) => {
-        try {
-          const stat = await readFile(`/proc/${name}/stat`, 'utf8');
-          // After the command name in parentheses: state, ppid, pgrp, …
-          const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-          return Number(pgrp) === pgid && state !== 'Z' && state !== 'X';
-        } catch {
-          return false; // ended while we looked
-        }
-      }),
-  );
-  return states.includes(true);
-}
-
-/**
- * The processes (not zombies) whose environment holds `SERVER_MARK_VARIABLE=mark`: what a server started,
- * wherever it went. Linux only (elsewhere none); a process of another user, or one that cleared its
- * environment, is not found.
- */
-export async function markedProcesses(mark: string): Promise<number[]> {
-  if (process.platform !== 'linux') return [];
+async function leftOf(pgid: number, mark: string): Promise<{ group: boolean; strays: number[] } | undefined> {
+  if (process.platform !== 'linux') return undefined;
   const needle = Buffer.from(`${SERVER_MARK_VARIABLE}=${mark}\0`);
   let names: string[];
   try {
     names = await readdir('/proc');
   } catch {
-    return [];
+    return undefined;
   }
   const found = await Promise.all(
     names
       .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
-      .map(async (name) => {
+      .map(async (name): Promise<'group' | number | undefined> => {
         try {
-          const environ = await readFile(`/proc/${name}/environ`);
-          if (!environ.includes(needle)) return undefined;
           const stat = await readFile(`/proc/${name}/stat`, 'utf8');
-          const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-          return state === 'Z' || state === 'X' ? undefined : Number(name);
+          // After the command name in parentheses: state, ppid, pgrp, …
+          const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          if (state === 'Z' || state === 'X') return undefined;
+          if (Number(pgrp) === pgid) return 'group';
+          return (await readFile(`/proc/${name}/environ`)).includes(needle) ? Number(name) : undefined;
         } catch {
           return undefined; // ended while we looked, or not ours to read
         }
       }),
   );
-  return found.filter((pid) => pid !== undefined);
+  return {
+    group: found.includes('group'),
+    strays: found.filter((pid) => typeof pid === 'number'),
+  };
 }
 
 function signalEach(pids: number[], signal: NodeJS.Signals): void {
@@ -487,21 +462,22 @@ function signalEach(pids: number[], signal: NodeJS.Signals): void {
 }
 
 /**
- * After the child has exited, ends the rest of its process group and every process that carries its
- * mark (SERVER_MARK_VARIABLE), in the group or not: SIGTERM, and SIGKILL to what is still running after
- * the grace period. Only processes found with the mark at that moment get the SIGKILL, so a process id
- * used again meanwhile is not hit.
+ * After the child has exited, ends the rest of its process group and the processes outside it that carry
+ * its mark (SERVER_MARK_VARIABLE): SIGTERM, and SIGKILL to what is still running after the grace period.
+ * The SIGKILL goes to the strays found in the last look, so a process id used again since is not hit.
  */
 async function endGroup(pgid: number, mark: string): Promise<void> {
   const grouped = signalGroup(pgid, 'SIGTERM');
-  const marked = await markedProcesses(mark);
-  if (!grouped && marked.length === 0) return;
-  signalEach(marked, 'SIGTERM');
+  let left = await leftOf(pgid, mark);
+  if (!grouped && !left?.strays.length) return;
+  signalEach(left?.strays ?? [], 'SIGTERM');
   const deadline = Date.now() + GRACE_MS;
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
-    if (!(await groupRunning(pgid)) && (await markedProcesses(mark)).length === 0) return;
+    left = await leftOf(pgid, mark);
+    const running = left ? left.group || left.strays.length > 0 : signalGroup(pgid, 0);
+    if (!running) return;
   }
   signalGroup(pgid, 'SIGKILL');
-  signalEach(await markedProcesses(mark), 'SIGKILL');
+  signalEach(left?.strays ?? [], 'SIGKILL');
 }
