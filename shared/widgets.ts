@@ -156,6 +156,17 @@ export interface NotifyIntrinsicHeightMessage {
   height: number;
 }
 
+/**
+ * Not an Apps SDK call: the bridge measures the page itself (a ResizeObserver on its root and body) and
+ * posts the content's height, in CSS pixels, whenever it changes, so the host can tell when a widget's
+ * content has outgrown the frame it asked for with `notifyIntrinsicHeight`. The host does not size the
+ * frame by it (ChatGPT sizes it by what the widget reports) and does not list it in the widget's traffic.
+ */
+export interface ContentHeightMessage {
+  type: 'inspector:contentHeight';
+  height: number;
+}
+
 export type WidgetToHostMessage =
   | CallToolMessage
   | SendFollowupTurnMessage

@@ -1,4 +1,5 @@
 import {
+  type ContentHeightMessage,
   DISPLAY_MODES,
   type HostToWidgetMessage,
   SET_GLOBALS_EVENT,
@@ -49,6 +50,7 @@ const OPEN_EXTERNAL: WidgetToHostMessage['type'] = 'openai:openExternal';
 const INTRINSIC_HEIGHT: WidgetToHostMessage['type'] = 'openai:notifyIntrinsicHeight';
 const CALL_RESULT: HostToWidgetMessage['type'] = 'openai:callTool:result';
 const SET_GLOBALS: HostToWidgetMessage['type'] = 'openai:set_globals';
+const CONTENT_HEIGHT: ContentHeightMessage['type'] = 'inspector:contentHeight';
 
 /**
  * The bridge's plain JavaScript (no modules, no build step): `window.openai`, alias `window.webplus`,
@@ -163,6 +165,30 @@ function bridgeSource(data: WidgetPageData): string {
       post({ type: ${JSON.stringify(INTRINSIC_HEIGHT)}, height: height });
     });
   };
+
+  // The inspector's own measure of the page, posted whenever it changes: the host compares it with the
+  // frame the widget asked for. The larger of the root's and the body's scroll height covers a page that
+  // scrolls in its body (html and body at height 100%) as well as one that grows the document.
+  var contentHeight = -1;
+  function measure() {
+    var root = document.documentElement;
+    if (!root) return;
+    var height = Math.ceil(Math.max(root.scrollHeight, document.body ? document.body.scrollHeight : 0));
+    if (height === contentHeight) return;
+    contentHeight = height;
+    post({ type: ${JSON.stringify(CONTENT_HEIGHT)}, height: height });
+  }
+  if (typeof ResizeObserver === 'function') {
+    var sizes = new ResizeObserver(measure);
+    sizes.observe(document.documentElement);
+    var observeBody = function () {
+      if (document.body) sizes.observe(document.body);
+    };
+    if (document.body) observeBody();
+    else document.addEventListener('DOMContentLoaded', observeBody);
+  }
+  window.addEventListener('load', measure);
+  window.addEventListener('resize', measure);
 
   window.addEventListener('message', function (event) {
     if (event.source !== host) return;

@@ -318,6 +318,37 @@ describe('Apps-SDK widgets in the DevTools panel', USER_FLOW, () => {
     expect(await widget.waitInFrame(frame, '#theme', 'light')).toBe('light');
   });
 
+  it('says when the content outgrows the height the widget reported, and stops once it reports again', async () => {
+    await widget.waitForNoOverflowNote();
+    const reported = await widget.frameHeight();
+    await frame.locator('#grow').click();
+    const note = await widget.overflowNote('scrolls inside the frame');
+    const content = await frame.evaluate(() => document.documentElement.scrollHeight);
+    expect(content).toBeGreaterThanOrEqual(reported + 400);
+    expect(note).toContain(`content is ${content} px tall, but it last reported ${reported} px`);
+    expect(note).toContain(`call notifyIntrinsicHeight(${content}) when it grows`);
+    // The panel does not resize the frame on its own: it shows what the widget reported.
+    expect(await widget.frameHeight()).toBe(reported);
+    // Not widget traffic: the bridge's measures are not listed.
+    expect((await widget.messages()).map((m) => m.type)).not.toContain('inspector:contentHeight');
+    await panel.screenshot('widget-overflow');
+
+    await frame.locator('#fit').click();
+    await widget.waitForNoOverflowNote();
+    expect(await widget.frameHeight()).toBe(content);
+
+    await frame.locator('#grow').click();
+    await frame.locator('#fit').click();
+    await panel.page.waitForFunction(
+      (sel: string, height: number) =>
+        Math.round(document.querySelector(sel)!.getBoundingClientRect().height) === height,
+      {},
+      `${byTestId('widget')} ${byTestId('widget-frame')}`,
+      reported,
+    );
+    await widget.waitForNoOverflowNote();
+  });
+
   it('opens a link the widget asks for only when the user clicks Open in the host prompt, showing its address', async () => {
     // Tabs opened from here on (the panel's own was one).
     opened.length = 0;

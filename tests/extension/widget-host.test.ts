@@ -3,6 +3,7 @@ import type { HostToWidgetMessage, WidgetGlobals } from '../../shared/widgets';
 import {
   APPS_SDK_MODE_NAMES,
   clampHeight,
+  contentHeightOf,
   declaresMcpApp,
   framedHtml,
   fromFrame,
@@ -15,6 +16,7 @@ import {
   mcpAppMessageText,
   MIN_FRAME_HEIGHT,
   outputTemplateOf,
+  overflowNote,
   parseWidgetMessage,
   renderHtmlOf,
   RpcTraffic,
@@ -382,6 +384,20 @@ describe('WidgetHost', () => {
     expect(h.posted).toEqual([]);
   });
 
+  it("passes the bridge's content height on without listing it in the traffic, and ignores a bad one", async () => {
+    const measured: number[] = [];
+    const h = recordingHost({ measured: (height) => measured.push(height) });
+    await h.host.receive({ type: 'inspector:contentHeight', height: 712 });
+    for (const height of [-1, Number.NaN, Number.POSITIVE_INFINITY, '712', undefined]) {
+      await h.host.receive({ type: 'inspector:contentHeight', height });
+    }
+    expect(measured).toEqual([712]);
+    // The bad ones are listed as ignored messages from the frame, as any unknown message is.
+    expect(h.traffic).toHaveLength(5);
+    expect(h.traffic.every((entry) => entry.ignored === true)).toBe(true);
+    expect(h.heights).toEqual([]);
+  });
+
   it('notes a widget state that could not be saved', async () => {
     const h = recordingHost({
       saveState: () => {
@@ -588,5 +604,50 @@ describe('RpcTraffic', () => {
       ignored: true,
     });
     expect(log.entry('in', 'hello')).toMatchObject({ seq: 2, type: '(no type)', ignored: true });
+  });
+});
+
+describe('contentHeightOf', () => {
+  it('reads a finite height of zero or more from the bridge measure, and nothing else', () => {
+    expect(contentHeightOf({ type: 'inspector:contentHeight', height: 0 })).toBe(0);
+    expect(contentHeightOf({ type: 'inspector:contentHeight', height: 515.5 })).toBe(515.5);
+    expect(contentHeightOf({ type: 'openai:notifyIntrinsicHeight', height: 515 })).toBeNull();
+    expect(contentHeightOf({ type: 'inspector:contentHeight', height: -3 })).toBeNull();
+    expect(contentHeightOf([{ type: 'inspector:contentHeight', height: 3 }])).toBeNull();
+    expect(contentHeightOf('inspector:contentHeight')).toBeNull();
+  });
+});
+
+describe('overflowNote', () => {
+  it('says nothing while the content fits the frame, or when it is not known', () => {
+    expect(overflowNote(null, 300, 300)).toBeNull();
+    expect(overflowNote(300, 300, 300)).toBeNull();
+    // A pixel of rounding is not an overflow.
+    expect(overflowNote(301, 300, 300)).toBeNull();
+    expect(overflowNote(120, 300, 300)).toBeNull();
+  });
+
+  it('names the content height, the height reported and the call that would fit it', () => {
+    expect(overflowNote(712, 290, 290, 800)).toBe(
+      "The widget's content is 712 px tall, but it last reported 290 px with notifyIntrinsicHeight: the rest " +
+        'scrolls inside the frame. The host sizes the frame by what the widget reports; call ' +
+        'notifyIntrinsicHeight(712) when it grows.',
+    );
+  });
+
+  it('tells a widget that reported no height about the default frame', () => {
+    expect(overflowNote(500, null, 240)).toContain(
+      'reported no height with notifyIntrinsicHeight, so the frame has the default 240 px',
+    );
+  });
+
+  it('says what the most an inline frame has is when the content is taller still', () => {
+    expect(overflowNote(2000, 290, 290, 640)).toContain(
+      'reporting 2000 px would give it the most an inline frame has, 640 px',
+    );
+  });
+
+  it('says nothing once the frame is as tall as an inline frame may be', () => {
+    expect(overflowNote(2000, 900, 640, 640)).toBeNull();
   });
 });

@@ -218,6 +218,42 @@ export function parseWidgetMessage(data: unknown): WidgetToHostMessage | null {
   }
 }
 
+/**
+ * The content height the bridge measured (`inspector:contentHeight`), or null when `data` is not that
+ * message with a finite height of zero or more. The widget's own code can post it too: it only feeds
+ * {@link overflowNote}.
+ */
+export function contentHeightOf(data: unknown): number | null {
+  if (!isPlainObject(data) || data.type !== 'inspector:contentHeight') return null;
+  const { height } = data;
+  return typeof height === 'number' && Number.isFinite(height) && height >= 0 ? height : null;
+}
+
+/**
+ * What the panel tells the widget's developer when the content is taller than the inline frame while
+ * the frame could have been taller: the widget reported a smaller height (or none) with
+ * `notifyIntrinsicHeight`, and ChatGPT sizes the frame by that, so the rest scrolls inside the frame.
+ * Null when the content fits, or when the frame is already as tall as an inline frame may be.
+ */
+export function overflowNote(
+  content: number | null,
+  reported: number | null,
+  frame: number,
+  max: number = INLINE_MAX_HEIGHT,
+): string | null {
+  if (content === null || content <= frame + 1 || frame >= max) return null;
+  const px = (n: number) => `${Math.round(n)} px`;
+  const asked =
+    reported === null
+      ? `reported no height with notifyIntrinsicHeight, so the frame has the default ${px(frame)}`
+      : `last reported ${px(reported)} with notifyIntrinsicHeight`;
+  const fix =
+    content > max
+      ? `reporting ${px(content)} would give it the most an inline frame has, ${px(max)}`
+      : `call notifyIntrinsicHeight(${Math.ceil(content)}) when it grows`;
+  return `The widget's content is ${px(content)} tall, but it ${asked}: the rest scrolls inside the frame. The host sizes the frame by what the widget reports; ${fix}.`;
+}
+
 /** One message of the traffic view: `in` came from the widget, `out` went to it. */
 export interface TrafficEntry {
   seq: number;
@@ -259,6 +295,8 @@ export interface WidgetHostActions {
   openExternal(href: string): LinkAnswer | Promise<LinkAnswer>;
   /** The widget's intrinsic height, as it reported it. */
   resize(height: number): void;
+  /** The height of the widget's content, as the bridge measured it (not listed in the traffic). */
+  measured?(height: number): void;
   traffic(entry: TrafficEntry): void;
 }
 
@@ -302,6 +340,11 @@ export class WidgetHost {
    * the user has answered).
    */
   async receive(data: unknown): Promise<void> {
+    const content = contentHeightOf(data);
+    if (content !== null) {
+      this.actions.measured?.(content);
+      return;
+    }
     const message = parseWidgetMessage(data);
     if (!message) {
       this.record('in', data, { ignored: true });

@@ -88,6 +88,27 @@ export class WidgetView {
     });
   }
 
+  /** The note on content taller than the inline frame, once it contains `text`. */
+  async overflowNote(text: string): Promise<string> {
+    return waitForText(this.page, `${WIDGET} ${byTestId('widget-overflow')}`, text);
+  }
+
+  /** Waits until the widget shows no note on its content's height. */
+  async waitForNoOverflowNote(): Promise<void> {
+    await this.page.waitForFunction(
+      (sel: string) => document.querySelector(sel) === null,
+      {},
+      `${WIDGET} ${byTestId('widget-overflow')}`,
+    );
+  }
+
+  /** The height of the widget's frame in the panel, in CSS pixels. */
+  frameHeight(): Promise<number> {
+    return this.page.$eval(`${WIDGET} ${byTestId('widget-frame')}`, (el) =>
+      Math.round(el.getBoundingClientRect().height),
+    );
+  }
+
   /** Waits for a follow-up message containing `text` and returns every follow-up message. */
   async followups(text: string): Promise<string[]> {
     await waitForText(this.page, byTestId('widget-followup'), text);
