@@ -6,7 +6,7 @@ import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
-import { positionOf, repeatedKeys } from '../ui/list-repeats';
+import { keptKey, positionOf, repeatedKeys } from '../ui/list-repeats';
 
 export type { Prompt, PromptArgument };
 
@@ -64,13 +64,21 @@ export const usePromptsStore = defineStore('prompts', () => {
     );
   });
   const nameOf = (prompt: Prompt): string => prompt.name;
-  const selected = computed(() => {
-    const index = positionOf(prompts.value, nameOf, selectedName.value, selectedIndex.value);
-    return index === null ? null : (prompts.value[index] ?? null);
-  });
+  const selectedPosition = computed(() =>
+    positionOf(prompts.value, nameOf, selectedName.value, selectedIndex.value),
+  );
+  const selected = computed(() =>
+    selectedPosition.value === null ? null : (prompts.value[selectedPosition.value] ?? null),
+  );
   /** The names the server lists more than once, with how many times. */
   const repeats = computed(() => repeatedKeys(prompts.value, nameOf));
-  const currentValues = computed(() => (selectedName.value ? (values.value[selectedName.value] ?? {}) : {}));
+  /** Where the selected prompt's arguments are kept (keptKey: by position too for a name listed twice). */
+  const selectedKey = computed(() =>
+    selectedName.value === null ? null : keptKey(selectedName.value, selectedPosition.value, repeats.value),
+  );
+  const currentValues = computed(() =>
+    selectedKey.value === null ? {} : (values.value[selectedKey.value] ?? {}),
+  );
   const missing = computed(() =>
     selected.value ? missingArguments(selected.value, currentValues.value) : [],
   );
@@ -129,13 +137,13 @@ export const usePromptsStore = defineStore('prompts', () => {
   function selectAt(index: number | null, name: string): void {
     selectedName.value = name;
     selectedIndex.value = index;
-    values.value[name] ??= {};
+    values.value[keptKey(name, index, repeats.value)] ??= {};
   }
 
   function setValue(argument: string, value: string): void {
-    if (!selectedName.value) return;
-    values.value[selectedName.value] ??= {};
-    values.value[selectedName.value]![argument] = value;
+    const key = selectedKey.value;
+    if (key === null) return;
+    (values.value[key] ??= {})[argument] = value;
   }
 
   async function get(): Promise<void> {

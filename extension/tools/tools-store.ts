@@ -8,7 +8,7 @@ import { useTasksStore } from './tasks-store';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
-import { positionOf, repeatedKeys } from '../ui/list-repeats';
+import { keptKey, positionOf, repeatedKeys } from '../ui/list-repeats';
 
 export type { Run, Tool };
 
@@ -30,6 +30,7 @@ export const useToolsStore = defineStore('tools', () => {
    * on its own; when the tool there is no longer so named (a changed list), the first one that is.
    */
   const selectedIndex = ref<number | null>(null);
+  /** The form's values per tool, by name, and by position too for a name listed twice (keptKey). */
   const values = ref<Record<string, Record<string, unknown>>>({});
   /** The last run of each tool; the daemon runs one call at a time, so at most one is active. */
   const runs = ref<Record<string, Run>>({});
@@ -85,10 +86,14 @@ export const useToolsStore = defineStore('tools', () => {
     if (!completed.includes(elicitationId) && completed.length < 100) completed.push(elicitationId);
   }
 
+  const formKey = (name: string, position: number | null): string => keptKey(name, position, repeats.value);
+  const selectedKey = computed(() =>
+    selectedName.value === null ? null : formKey(selectedName.value, selectedPosition.value),
+  );
   const currentValue = computed({
-    get: () => (selectedName.value ? (values.value[selectedName.value] ?? {}) : {}),
+    get: () => (selectedKey.value === null ? {} : (values.value[selectedKey.value] ?? {})),
     set: (value: Record<string, unknown>) => {
-      if (selectedName.value) values.value[selectedName.value] = value;
+      if (selectedKey.value !== null) values.value[selectedKey.value] = value;
     },
   });
 
@@ -139,10 +144,11 @@ export const useToolsStore = defineStore('tools', () => {
     selectedName.value = name;
     selectedIndex.value = index;
     const tool = index === null ? undefined : tools.value[index];
+    const key = formKey(name, index);
     if (parameters) {
-      values.value[name] = { ...initialValue(tool?.inputSchema), ...parameters };
+      values.value[key] = { ...initialValue(tool?.inputSchema), ...parameters };
       if (runs.value[name] && !isActive(runs.value[name])) delete runs.value[name];
-    } else values.value[name] ??= initialValue(tool?.inputSchema);
+    } else values.value[key] ??= initialValue(tool?.inputSchema);
   }
 
   /** Selects the tool now if the server's tools are listed, else once they are. */

@@ -28,3 +28,12 @@ export function positionOf<T>(
   const first = items.findIndex((item) => keyOf(item) === key);
   return first < 0 ? null : first;
 }
+
+/**
+ * Where something kept per item (a form's values) is kept: under the item's key, and for a key listed
+ * more than once (whose items may differ, as two tools of one name may have different schemas) under
+ * its position as well, so each listed item keeps its own.
+ */
+export function keptKey(key: string, position: number | null, repeats: ReadonlyMap<string, number>): string {
+  return position !== null && repeats.has(key) ? `${position}\u0000${key}` : key;
+}

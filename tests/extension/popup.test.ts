@@ -358,23 +358,44 @@ describe("the popup's tool search", () => {
     ]);
   });
 
-  it('picks the second tool of a name the server lists twice, and shows it', async () => {
+  it('picks the second tool of a name the server lists twice, shows it, and keeps the form of each apart', async () => {
     await fakeBrowser.storage.local.set({ pairing: { url: 'http://127.0.0.1:6274', token: 'token' } });
     answerPaths({
       '/health': { status: 'ok', version: '0.0.0', mode: 'local', uptimeMs: 1, timestamp: '' },
       '/servers/': { servers: [server('a', 'connected')] },
       '/tools/list': {
         tools: [
-          { name: 'echo', description: 'The first echo', inputSchema: { type: 'object' } },
-          { name: 'echo', description: 'The second echo', inputSchema: { type: 'object' } },
+          {
+            name: 'echo',
+            description: 'The first echo',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+          },
+          {
+            name: 'echo',
+            description: 'The second echo',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+          },
         ],
         toolsMetadata: {},
       },
     });
     const wrapper = await mountPopup();
+    const pick = async (position: number) => {
+      await wrapper.get('[data-testid="popup-tool"]').trigger('focus');
+      const options = wrapper.findAll('[data-testid="popup-tool-options"] [role="option"]');
+      await options[position]!.trigger('mousedown');
+      await flushPromises();
+    };
+    const text = () => (wrapper.get('[id="popup-echo-text"]').element as HTMLInputElement).value;
     expect(wrapper.get('.desc').text()).toBe('The first echo');
-    await wrapper.get('[data-testid="popup-tool"]').trigger('focus');
-    await wrapper.findAll('[data-testid="popup-tool-options"] [role="option"]')[1]!.trigger('mousedown');
+    await wrapper.get('[id="popup-echo-text"]').setValue('for the first');
+    await pick(1);
     expect(wrapper.get('.desc').text()).toBe('The second echo');
+    expect(text()).toBe('');
+    await wrapper.get('[id="popup-echo-text"]').setValue('for the second');
+    await pick(0);
+    expect(text()).toBe('for the first');
+    await pick(1);
+    expect(text()).toBe('for the second');
   });
 });

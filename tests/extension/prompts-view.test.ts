@@ -211,6 +211,29 @@ describe('the prompts list', () => {
     );
   });
 
+  it('keeps the arguments typed for each prompt of a name listed twice apart', async () => {
+    const { wrapper, store } = await mountListing({
+      prompts: [
+        { name: 'greet', description: 'The first greet', arguments: [{ name: 'who' }] },
+        { name: 'greet', description: 'The second greet', arguments: [{ name: 'who' }] },
+      ],
+    });
+    const [first, second] = wrapper.findAll('[data-testid="prompt-greet"]');
+    const who = () => (wrapper.get('[data-testid="prompt-arg-who"]').element as HTMLInputElement).value;
+    await wrapper.get('[data-testid="prompt-arg-who"]').setValue('Ada');
+    await second!.trigger('click');
+    await flushPromises();
+    expect(who()).toBe('');
+    expect(store.currentValues).toEqual({});
+    await wrapper.get('[data-testid="prompt-arg-who"]').setValue('Grace');
+    await first!.trigger('click');
+    await flushPromises();
+    expect(who()).toBe('Ada');
+    await second!.trigger('click');
+    await flushPromises();
+    expect(who()).toBe('Grace');
+  });
+
   it('says what the daemon found wrong in the prompts/list answer, above the list, as text', async () => {
     const { wrapper } = await mountListing({
       prompts: [{ name: 'simple_prompt' }],

@@ -267,6 +267,25 @@ describe('a name the server lists twice', () => {
     expect(wrapper.get('[data-testid="tool-add"]').find('[data-testid="repeat-badge"]').exists()).toBe(false);
   });
 
+  it('keeps the form values of each apart, as their schemas may differ', async () => {
+    const { wrapper, store } = await mountWith(twice(), 'echo');
+    const [first, second] = wrapper.findAll('[data-testid="tool-echo"]');
+    await wrapper.get('[id="tool-echo-text"]').setValue('typed into the first');
+    await second!.trigger('click');
+    await flushPromises();
+    expect(store.currentValue).not.toHaveProperty('text');
+    await wrapper.get('[id="tool-echo-n"]').setValue('7');
+    await first!.trigger('click');
+    await flushPromises();
+    expect((wrapper.get('[id="tool-echo-text"]').element as HTMLInputElement).value).toBe(
+      'typed into the first',
+    );
+    expect(store.currentValue).not.toHaveProperty('n');
+    await second!.trigger('click');
+    await flushPromises();
+    expect((wrapper.get('[id="tool-echo-n"]').element as HTMLInputElement).value).toBe('7');
+  });
+
   it('selects the first of them by name (a deep link, a saved request) and keeps a selection by position when the list changes', async () => {
     const { wrapper, store } = await mountWith(twice(), 'echo');
     expect(selectedRows(wrapper)).toEqual(['The first echo']);
