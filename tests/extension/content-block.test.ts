@@ -5,7 +5,9 @@
  */
 import { mount } from '@vue/test-utils';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { nextTick } from 'vue';
 import ContentBlock from '../../extension/ui/ContentBlock.vue';
+import { loadMarkdown, markdownRenderer } from '../../extension/ui/markdown-loader';
 import { dataUrl, mediaMime, OPEN_RESOURCE, TEXT_LIMIT } from '../../extension/ui/content';
 
 const PNG =
@@ -99,7 +101,9 @@ describe('ContentBlock', () => {
     expect(wrapper.get('[data-testid="resource-link-uri"]').text()).toBe('demo://a');
   });
 
-  it('shows an embedded resource by its kind: Markdown rendered and sanitised, a blob with its size', () => {
+  it('shows an embedded resource by its kind: Markdown rendered and sanitised, a blob with its size', async () => {
+    // The renderer is not loaded until a Markdown resource is shown; the source shows meanwhile.
+    expect(markdownRenderer.value).toBeNull();
     const markdown = view({
       block: {
         type: 'resource',
@@ -112,6 +116,10 @@ describe('ContentBlock', () => {
     });
     expect(markdown.text()).toContain('Embedded resource');
     expect(markdown.get('[data-testid="resource-item-uri"]').text()).toBe('demo://doc.md');
+    expect(markdown.get('[data-testid="resource-text"]').text()).toContain('# Title');
+    await loadMarkdown();
+    await nextTick();
+    expect(markdown.find('[data-testid="resource-text"]').exists()).toBe(false);
     const html = markdown.get('[data-testid="resource-markdown"]');
     expect(html.get('h1').text()).toBe('Title');
     expect(html.html()).not.toContain('onerror');

@@ -3,6 +3,7 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import PromptMessages from '../../extension/prompts/PromptMessages.vue';
 import PromptsView from '../../extension/prompts/PromptsView.vue';
+import { loadMarkdown } from '../../extension/ui/markdown-loader';
 import {
   missingArguments,
   promptArgs,
@@ -49,7 +50,8 @@ describe('missingArguments', () => {
 });
 
 describe('PromptMessages', () => {
-  it('shows each message with its role and content by type', () => {
+  it('shows each message with its role and content by type', async () => {
+    await loadMarkdown();
     const hostile = '<img src=x onerror="alert(1)">';
     const wrapper = mount(PromptMessages, {
       props: {

@@ -7,6 +7,7 @@
 import { mount } from '@vue/test-utils';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import ResourceContent from '../../extension/resources/ResourceContent.vue';
+import { loadMarkdown } from '../../extension/ui/markdown-loader';
 import ResourceTemplateForm from '../../extension/resources/ResourceTemplateForm.vue';
 import {
   base64Bytes,
@@ -99,6 +100,7 @@ describe('ResourceContent', () => {
   });
 
   it('renders Markdown and can show its source', async () => {
+    await loadMarkdown();
     const source = '# Title\n\nSome **bold** text and a [link](https://example.com).';
     const wrapper = view([{ uri: 'test://md', mimeType: 'text/markdown', text: source }]);
     const markdown = wrapper.get('[data-testid="resource-markdown"]');
@@ -114,7 +116,8 @@ describe('ResourceContent', () => {
     expect(wrapper.get('pre').text()).toBe(source);
   });
 
-  it('strips scripts, event handlers and javascript: links from Markdown', () => {
+  it('strips scripts, event handlers and javascript: links from Markdown', async () => {
+    await loadMarkdown();
     const hostile = [
       '# Hello',
       '<script>window.pwned = true</script>',
