@@ -162,15 +162,17 @@ describe('a list of all pages from a server that never ends it', () => {
 
   it('ends a list of all pages with 502 when the server is removed during it, and does not start it again', async () => {
     expect((await hostile('removed', '3', 'gone', '1', 'endless')).status).toBe(201);
+    // Only what this test adds to the log: reading back all it holds, every 10 ms, would slow the daemon.
+    const from = d.daemon.bus.lastSeq;
     const initializes = () =>
       d.daemon.bus
-        .since(0)
+        .since(from)
         .filter(
           (e) => e.serverId === 'removed' && e.direction === 'send' && e.message.method === 'initialize',
         ).length;
     const pages = () =>
       d.daemon.bus
-        .since(0)
+        .since(from)
         .filter(
           (e) => e.serverId === 'removed' && e.direction === 'send' && e.message.method === 'tools/list',
         ).length;
