@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia';
-import { computed, ref, shallowRef } from 'vue';
+import { computed, ref, shallowReactive, shallowRef } from 'vue';
 import type { ElicitationResponse } from '../../shared/api';
 import type { Tool } from '../../shared/mcp';
 import { initialValue, parametersFromValue } from '../forms/forms';
@@ -11,6 +11,14 @@ import { listProblemOf } from '../ui/list-problem';
 import { keptKey, positionOf, repeatedKeys } from '../ui/list-repeats';
 
 export type { Run, Tool };
+
+/** What the panel keeps of a server's tools while another server is shown, to find it as it was left. */
+interface ParkedServer {
+  selectedName: string | null;
+  selectedIndex: number | null;
+  values: Record<string, Record<string, unknown>>;
+  runs: Record<string, Run>;
+}
 
 /** The selected server's tools, the form values per tool, and the current run with its elicitations. */
 export const useToolsStore = defineStore('tools', () => {
@@ -34,6 +42,12 @@ export const useToolsStore = defineStore('tools', () => {
   const values = ref<Record<string, Record<string, unknown>>>({});
   /** The last run of each tool; the daemon runs one call at a time, so at most one is active. */
   const runs = ref<Record<string, Run>>({});
+  /**
+   * The selection, form values and runs of the servers not shown, by server: switching servers and back
+   * finds them as they were, and a call still running on another server keeps its progress, its
+   * elicitations and its result.
+   */
+  const parked = shallowReactive(new Map<string, ParkedServer>());
   /** A tool to select once the server lists it (a deep link from the popup). */
   let wanted: { serverId: string; name: string } | null = null;
 
@@ -55,8 +69,18 @@ export const useToolsStore = defineStore('tools', () => {
   const repeats = computed(() => repeatedKeys(tools.value, nameOf));
   const runner = new ToolRunner(requireClient);
   const run = computed(() => (selectedName.value ? (runs.value[selectedName.value] ?? null) : null));
-  const activeRun = computed(() => Object.values(runs.value).find(isActive) ?? null);
-  const running = computed(() => activeRun.value !== null);
+  /** The call under way, on the server shown or on another one: its progress and elicitations go on. */
+  const activeRun = computed(
+    () =>
+      Object.values(runs.value).find(isActive) ??
+      [...parked.values()].flatMap((server) => Object.values(server.runs)).find(isActive) ??
+      null,
+  );
+  /**
+   * Whether a call of the server shown is under way. Run stays enabled while another server's runs: the
+   * daemon then says which call holds the lock, and Cancel there ends it (ToolRunner).
+   */
+  const running = computed(() => Object.values(runs.value).some(isActive));
   const live = useLiveStore();
   live.on('progress', (message) => {
     const target = activeRun.value;
@@ -68,6 +92,8 @@ export const useToolsStore = defineStore('tools', () => {
       ...(message.message !== undefined && { message: message.message }),
     };
   });
+  // A server removed (here or elsewhere) takes what was kept of it along: one added again under its id starts afresh.
+  live.on('server-removed', (message) => parked.delete(message.serverId));
   live.on('notification', (message) => {
     if (message.method === 'notifications/tools/list_changed' && message.serverId === serverId.value) {
       void load(message.serverId);
@@ -99,12 +125,22 @@ export const useToolsStore = defineStore('tools', () => {
 
   async function load(id: string): Promise<void> {
     if (serverId.value !== id) {
+      if (serverId.value !== null) {
+        parked.set(serverId.value, {
+          selectedName: selectedName.value,
+          selectedIndex: selectedIndex.value,
+          values: values.value,
+          runs: runs.value,
+        });
+      }
+      const back = parked.get(id);
+      parked.delete(id);
       tools.value = [];
       listProblem.value = null;
-      selectedName.value = null;
-      selectedIndex.value = null;
-      values.value = {};
-      runs.value = {};
+      selectedName.value = back?.selectedName ?? null;
+      selectedIndex.value = back?.selectedIndex ?? null;
+      values.value = back?.values ?? {};
+      runs.value = back?.runs ?? {};
     }
     serverId.value = id;
     loading.value = true;
@@ -116,6 +152,8 @@ export const useToolsStore = defineStore('tools', () => {
       listProblem.value = listProblemOf(listed);
       if (wanted?.serverId === id && tools.value.some((t) => t.name === wanted?.name)) select(wanted.name);
       if (wanted?.serverId === id) wanted = null;
+      // A tool selected before the server was left that it no longer lists.
+      if (selectedName.value && !selected.value) selectedName.value = null;
       if (!selectedName.value && tools.value[0]) select(tools.value[0].name);
     } catch (error) {
       listError.value = (error as Error).message;

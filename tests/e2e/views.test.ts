@@ -215,8 +215,8 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
     await panel.tools.select('trigger-long-running-operation');
     expect(await panel.tools.fieldValue('duration')).toBe('10');
     expect(await panel.tools.fieldValue('steps')).toBe('5');
-    // One progress notification a second.
-    await panel.tools.fill('duration', '5');
+    // One progress notification every 1.6 s.
+    await panel.tools.fill('duration', '8');
     await panel.tools.fill('steps', '5');
     await panel.tools.run();
 
@@ -226,8 +226,18 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
     expect(bar.value).toBeGreaterThanOrEqual(2);
     await panel.screenshot('progress-mid-run');
 
+    // Another server's tools while it runs, and back: the call is shown as it goes on, form and all.
+    await panel.servers.select('fixture');
+    await panel.tools.waitForSelected('ping');
+    await panel.servers.select('everything');
+    await panel.tools.waitForSelected('trigger-long-running-operation');
+    expect(await panel.tools.fieldValue('duration')).toBe('8');
+    expect(await panel.tools.runState()).toBe('running');
+    expect(await panel.tools.progressText('/ 5')).toMatch(/^[2-5] \/ 5/);
+    await panel.screenshot('progress-after-switching-back');
+
     expect(await panel.tools.resultWith('Long running operation completed.')).toContain(
-      'Duration: 5 seconds, Steps: 5.',
+      'Duration: 8 seconds, Steps: 5.',
     );
     expect(await panel.tools.runState()).toBe('completed');
     expect(await panel.tools.hasProgress()).toBe(false);

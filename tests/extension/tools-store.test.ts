@@ -84,6 +84,44 @@ describe('tools store', () => {
     await tools.load('fixture');
     expect(tools.runs).toEqual({});
     expect(tools.values).not.toHaveProperty('echo');
+
+    // Back on the first server, everything is as it was left.
+    await tools.load('everything');
+    expect(tools.selectedName).toBe('echo');
+    expect(tools.currentValue).toEqual({ message: 'from the store' });
+    expect(textOf(tools.run?.result)).toBe('Echo: from the store');
+  });
+
+  it("keeps a call running on one server, with its progress, while another server's tools are shown", async () => {
+    const live = useLiveStore();
+    const tools = useToolsStore();
+    live.start(0);
+    try {
+      await expect.poll(() => live.state).toBe('open');
+      await tools.load('fixture');
+      tools.select('slow');
+      tools.currentValue = { ms: 2_000, progressEveryMs: 50 };
+      const done = tools.execute();
+      await expect.poll(() => tools.run?.progress?.progress ?? 0).toBeGreaterThan(1);
+
+      await tools.load('everything');
+      expect(tools.run).toBeNull();
+      // The server shown runs nothing: Run stays enabled, and the daemon says which call holds the lock.
+      expect(tools.running).toBe(false);
+      expect(tools.activeRun).toMatchObject({ serverId: 'fixture', toolName: 'slow', state: 'running' });
+      const seen = tools.activeRun?.progress?.progress ?? 0;
+      await expect.poll(() => tools.activeRun?.progress?.progress ?? 0).toBeGreaterThan(seen);
+
+      await tools.load('fixture');
+      expect(tools.selectedName).toBe('slow');
+      expect(tools.currentValue).toEqual({ ms: 2_000, progressEveryMs: 50 });
+      expect(tools.running).toBe(true);
+      await done;
+      expect(tools.run?.state).toBe('completed');
+      expect(tools.activeRun).toBeNull();
+    } finally {
+      live.stop();
+    }
   });
 
   it("puts each of the tool's elicitations to the person and goes on with the answers", async () => {
