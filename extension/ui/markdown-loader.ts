@@ -5,7 +5,7 @@
  */
 import { shallowRef } from 'vue';
 
-type Render = (source: string) => string;
+type Render = (source: string, uri?: string) => string;
 
 /** The renderer, once loaded; views that show Markdown re-render when it arrives. */
 export const markdownRenderer = shallowRef<Render | null>(null);

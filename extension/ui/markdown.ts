@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
+import { RESOURCE_LINK_ATTRIBUTE } from './markdown-links';
 
 // Markdown from an MCP server is untrusted: markdown-it may pass its raw HTML through, so every rendering
 // goes through DOMPurify before it reaches `v-html`.
@@ -48,6 +49,23 @@ const REMOTE_CSS_URL = /url\s*\(\s*['"]?\s*(?!#)/i;
 /** The address of each `<img>` whose source was dropped, for the placeholder that replaces it. */
 const droppedImages = new WeakMap<Element, string>();
 
+/** A URL that names its scheme (`https:`, `mailto:`, `demo:`…); anything else is relative. */
+const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
+/** Each link whose relative address was taken out, with the resource URI it resolves to (null: none). */
+const relativeLinks = new WeakMap<Element, string | null>();
+/** The URI of the document being rendered, which its relative links are resolved against. */
+let baseUri: string | undefined;
+
+/** A relative address resolved against the document's URI, or null when there is none to resolve by. */
+function resolved(href: string): string | null {
+  if (baseUri === undefined) return null;
+  try {
+    return new URL(href, baseUri).href;
+  } catch {
+    return null;
+  }
+}
+
 // Rendering must fetch nothing: a server's `![](http://127.0.0.1:…/pixel)`, `<svg><image href>` or
 // `<table background>` would tell it (or a LAN address it names) when and from where the text was read.
 // Only data: URLs, and same-document `#fragment` references, stay.
@@ -57,7 +75,15 @@ purify.addHook('uponSanitizeAttribute', (node, data) => {
   if (URL_ATTRIBUTES.has(name)) {
     const element = node.nodeName.toLowerCase();
     if (name === 'href' || name === 'xlink:href') {
-      if (LINK_ELEMENTS.has(element) || value.startsWith('#')) return;
+      if (value.startsWith('#')) return;
+      // A relative link would resolve against the inspector's own page (an extension page, the daemon):
+      // it names another resource of the server instead, or nothing.
+      if (LINK_ELEMENTS.has(element) && value !== '' && !ABSOLUTE.test(value)) {
+        relativeLinks.set(node, resolved(value));
+        data.keepAttr = false;
+        return;
+      }
+      if (LINK_ELEMENTS.has(element)) return;
     } else if (name === 'src' && /^data:/i.test(value)) {
       return;
     }
@@ -75,6 +101,16 @@ purify.addHook('afterSanitizeAttributes', (node) => {
     node.setAttribute('target', '_blank');
     node.setAttribute('rel', 'noopener noreferrer');
   }
+  if (relativeLinks.has(node)) {
+    const uri = relativeLinks.get(node);
+    // Opened in the Resources view by the view that shows it, by click or by keyboard (ContentBlock).
+    if (uri) {
+      node.setAttribute(RESOURCE_LINK_ATTRIBUTE, uri);
+      node.setAttribute('role', 'link');
+      node.setAttribute('tabindex', '0');
+      node.setAttribute('title', uri);
+    }
+  }
   const dropped = droppedImages.get(node);
   if (dropped !== undefined && !node.hasAttribute('src')) {
     // The image the server named, said in words: the reader sees what was left out, and nothing loads.
@@ -84,7 +120,16 @@ purify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
-/** Markdown rendered to HTML that is safe to insert into the inspector's page, and that loads nothing. */
-export function renderMarkdown(source: string): string {
-  return purify.sanitize(markdown.render(source), CONFIG);
+/**
+ * Markdown rendered to HTML that is safe to insert into the inspector's page, and that loads nothing.
+ * `uri`, the document's own URI, resolves its relative links to resources of the same server, marked
+ * with {@link RESOURCE_LINK_ATTRIBUTE} and no `href`; without it they are left as plain text.
+ */
+export function renderMarkdown(source: string, uri?: string): string {
+  baseUri = uri;
+  try {
+    return purify.sanitize(markdown.render(source), CONFIG);
+  } finally {
+    baseUri = undefined;
+  }
 }

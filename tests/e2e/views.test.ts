@@ -68,6 +68,15 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
     expect(markdown.text).not.toContain('# Everything');
     await panel.screenshot('resources-markdown');
     await panel.screenshot('resources-markdown-dark', { theme: 'dark' });
+
+    // Its relative link to architecture.md names another resource of the server: it is read here.
+    const architecture = FEATURES_DOC.replace('features.md', 'architecture.md');
+    const pagesBefore = (await ext.browser.pages()).length;
+    await panel.page
+      .locator(`${panel.resources.inContent('resource-markdown')} a[data-resource-uri="${architecture}"]`)
+      .click();
+    await panel.resources.waitForShown(architecture);
+    expect((await ext.browser.pages()).length).toBe(pagesBefore);
   });
 
   it('fills a resource template, previews the URI it makes and reads it', async () => {

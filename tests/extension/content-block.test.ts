@@ -129,6 +129,31 @@ describe('ContentBlock', () => {
     expect(blob.get('[data-testid="resource-download"]').text()).toContain('Download b');
   });
 
+  it('reads the resource a relative link of the Markdown names in the Resources view, by click or Enter', async () => {
+    await loadMarkdown();
+    const opened: string[] = [];
+    const wrapper = view(
+      {
+        contents: {
+          uri: 'demo://docs/a.md',
+          mimeType: 'text/markdown',
+          text: 'See [b](b.md) and [web](https://x.test/)',
+        },
+      },
+      opened,
+    );
+    await nextTick();
+    const link = wrapper.get('[data-resource-uri]');
+    expect(link.attributes('href')).toBeUndefined();
+    await link.trigger('click');
+    await link.trigger('keydown', { key: 'Enter' });
+    await link.trigger('keydown', { key: 'a' });
+    expect(opened).toEqual(['demo://docs/b.md', 'demo://docs/b.md']);
+    // A web link is an ordinary link, opened by the browser in a new tab.
+    await wrapper.get('a[href="https://x.test/"]').trigger('click');
+    expect(opened).toHaveLength(2);
+  });
+
   it('shows a resources/read item without the embedded label', () => {
     const wrapper = view({ contents: { uri: 'demo://t', mimeType: 'text/plain', text: 'hello' } });
     expect(wrapper.text()).not.toContain('Embedded resource');

@@ -14,9 +14,9 @@ const PIXEL = 'http://127.0.0.1:9/pixel';
 const PNG =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
-function rendered(source: string): HTMLElement {
+function rendered(source: string, uri?: string): HTMLElement {
   const box = document.implementation.createHTMLDocument('').createElement('div');
-  box.innerHTML = renderMarkdown(source);
+  box.innerHTML = renderMarkdown(source, uri);
   return box;
 }
 
@@ -35,6 +35,53 @@ function fetchedAddresses(box: HTMLElement): string[] {
 }
 
 describe('renderMarkdown', () => {
+  it("resolves relative links against the document's URI, to resources of the server, with no href", () => {
+    const box = rendered(
+      [
+        '[next](structure.md) [up](../index.md#top) [host-relative](//elsewhere/x) [web](https://example.com/a)',
+        '[here](#part) <a href="devtools-panel.html?server=a&tool=b">panel</a>',
+        '<a data-resource-uri="demo://forged" href="https://example.com/b">forged</a>',
+      ].join('\n\n'),
+      'demo://resource/static/document/architecture.md',
+    );
+    const links = [...box.querySelectorAll('a')].map((a) => ({
+      text: a.textContent,
+      href: a.getAttribute('href'),
+      uri: a.getAttribute('data-resource-uri'),
+    }));
+    expect(links).toEqual([
+      { text: 'next', href: null, uri: 'demo://resource/static/document/structure.md' },
+      { text: 'up', href: null, uri: 'demo://resource/static/index.md#top' },
+      { text: 'host-relative', href: null, uri: 'demo://elsewhere/x' },
+      { text: 'web', href: 'https://example.com/a', uri: null },
+      { text: 'here', href: '#part', uri: null },
+      {
+        text: 'panel',
+        href: null,
+        uri: 'demo://resource/static/document/devtools-panel.html?server=a&tool=b',
+      },
+      // A server's own attribute of that name is not kept: only a resolved link carries it.
+      { text: 'forged', href: 'https://example.com/b', uri: null },
+    ]);
+    expect(box.querySelector('a[data-resource-uri]')?.getAttribute('role')).toBe('link');
+  });
+
+  it('leaves relative links as plain text when the document has no URI to resolve them by', () => {
+    const box = rendered('[next](structure.md) and [web](https://example.com/a)');
+    expect(
+      [...box.querySelectorAll('a')].map((a) => [
+        a.getAttribute('href'),
+        a.hasAttribute('data-resource-uri'),
+      ]),
+    ).toEqual([
+      [null, false],
+      ['https://example.com/a', false],
+    ]);
+    // Nor is the next rendering's base the last one's.
+    rendered('[x](y.md)', 'demo://a/b.md');
+    expect(rendered('[x](y.md)').querySelector('a')?.hasAttribute('data-resource-uri')).toBe(false);
+  });
+
   it('loads no remote or LAN image: it says which one was left out instead', () => {
     const box = rendered(`Read at ![tracking pixel](${PIXEL}) and ![](https://example.com/a.png).`);
     expect(box.querySelectorAll('img')).toHaveLength(0);
