@@ -326,7 +326,7 @@ describe('Apps-SDK widgets in the DevTools panel', USER_FLOW, () => {
     const content = await frame.evaluate(() => document.documentElement.scrollHeight);
     expect(content).toBeGreaterThanOrEqual(reported + 400);
     expect(note).toContain(`content is ${content} px tall, but it last reported ${reported} px`);
-    expect(note).toContain(`call notifyIntrinsicHeight(${content}) when it grows`);
+    expect(note).toContain(`call notifyIntrinsicHeight(${content}) whenever its content changes height`);
     // The panel does not resize the frame on its own: it shows what the widget reported.
     expect(await widget.frameHeight()).toBe(reported);
     // Not widget traffic: the bridge's measures are not listed.

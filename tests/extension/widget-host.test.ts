@@ -631,7 +631,7 @@ describe('overflowNote', () => {
     expect(overflowNote(712, 290, 290, 800)).toBe(
       "The widget's content is 712 px tall, but it last reported 290 px with notifyIntrinsicHeight: the rest " +
         'scrolls inside the frame. The host sizes the frame by what the widget reports; call ' +
-        'notifyIntrinsicHeight(712) when it grows.',
+        'notifyIntrinsicHeight(712) whenever its content changes height (a new width included).',
     );
   });
 

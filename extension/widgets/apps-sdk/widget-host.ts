@@ -250,7 +250,7 @@ export function overflowNote(
   const fix =
     content > max
       ? `reporting ${px(content)} would give it the most an inline frame has, ${px(max)}`
-      : `call notifyIntrinsicHeight(${Math.ceil(content)}) when it grows`;
+      : `call notifyIntrinsicHeight(${Math.ceil(content)}) whenever its content changes height (a new width included)`;
   return `The widget's content is ${px(content)} tall, but it ${asked}: the rest scrolls inside the frame. The host sizes the frame by what the widget reports; ${fix}.`;
 }
 
