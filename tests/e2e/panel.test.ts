@@ -158,6 +158,32 @@ describe('the DevTools panel of the built extension', USER_FLOW, () => {
     await panel.tools.run();
     expect(await panel.tools.resultWith(`Echo: ${message}`)).toContain(`Echo: ${message}`);
   });
+
+  it('says so when a saved request names a tool the server no longer lists, keeping the saved requests', async () => {
+    // A request saved when the server still had a tool it has since renamed.
+    await panel.page.evaluate(async () => {
+      const local = (
+        globalThis as unknown as {
+          chrome: { storage: { local: { get(k: string): Promise<any>; set(v: object): Promise<void> } } };
+        }
+      ).chrome.storage.local;
+      const key = 'savedRequests:everything';
+      const stored = (await local.get(key))[key];
+      const list = Array.isArray(stored) ? stored : stored.requests;
+      list.push({ ...list[0], id: 'renamed', title: 'Old tool', toolName: 'echo-v1' });
+      await local.set({ [key]: stored });
+    });
+    await panel.reload();
+    await panel.pairing.waitUntilPaired();
+    await panel.savedRequests.load('Old tool');
+    expect(await waitForText(panel.page, byTestId('tool-missing'), 'echo-v1')).toContain(
+      'This server lists no tool named “echo-v1”',
+    );
+    expect(await panel.savedRequests.titles()).toEqual(['Greeting', 'Old tool']);
+    await panel.screenshot('panel-saved-request-missing-tool');
+    await panel.savedRequests.load('Greeting');
+    await panel.tools.waitForSelected('echo');
+  });
 });
 
 describe('the options page of the built extension', () => {

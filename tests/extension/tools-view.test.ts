@@ -46,6 +46,19 @@ describe('ToolsView', () => {
   const mountView = () =>
     mountWith([tool('echo', 'Echoes its text'), tool('add', 'Adds two numbers')], 'echo');
 
+  it('says so when a saved request names a tool the server does not list, and keeps the saved requests', async () => {
+    const { wrapper, store } = await mountView();
+    store.select('gone', { text: 'hi' });
+    await flushPromises();
+    expect(wrapper.get('[data-testid="tool-missing"]').text()).toContain(
+      'This server lists no tool named “gone”',
+    );
+    expect(wrapper.find('[data-testid="saved-title"]').exists()).toBe(true);
+    expect(wrapper.text()).not.toContain('Select a tool.');
+    await wrapper.get('[data-testid="tool-add"]').trigger('click');
+    expect(wrapper.find('[data-testid="tool-missing"]').exists()).toBe(false);
+  });
+
   it('lists the tools and selects one by click, from anywhere in its row', async () => {
     const { wrapper, store } = await mountView();
     const add = wrapper.get('[data-testid="tool-add"]');
