@@ -27,6 +27,17 @@ export function taskSupportOf(
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 export const isTerminal = (task: Pick<McpTask, 'status'>): boolean => TERMINAL.has(task.status);
 
+/** From its creation to its last update, in milliseconds since the epoch, when both times read. */
+export function taskSpan(
+  task: Pick<McpTask, 'createdAt' | 'lastUpdatedAt'>,
+): { startedAt: number; finishedAt: number } | undefined {
+  const startedAt = Date.parse(task.createdAt);
+  const finishedAt = Date.parse(task.lastUpdatedAt);
+  return Number.isFinite(startedAt) && Number.isFinite(finishedAt) && finishedAt >= startedAt
+    ? { startedAt, finishedAt }
+    : undefined;
+}
+
 /** Shortest and longest wait between two `tasks/get` of a running task, whatever its pollInterval says. */
 const MIN_POLL_MS = 250;
 const MAX_POLL_MS = 10_000;
@@ -181,7 +192,12 @@ export const useTasksStore = defineStore('tasks', () => {
     } catch (failure) {
       failRun(run, failure);
     }
-    if (serverId.value === id) void refresh();
+    if (serverId.value !== id) return;
+    await refresh();
+    // The result shows the task's own time, by the server's clock, not how long fetching it took.
+    const task = tasks.value.find((t) => t.taskId === taskId);
+    const span = task && isTerminal(task) ? taskSpan(task) : undefined;
+    if (span && viewed.value?.run === run) Object.assign(run, span);
   }
 
   async function respond(response: ElicitationResponse): Promise<void> {

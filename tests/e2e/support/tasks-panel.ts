@@ -73,4 +73,7 @@ export async function runAsTaskToItsEnd({ panel, tasks }: TasksPanel, tool: stri
   const taskId = await tasks.waitForStatus('working');
   expect(await tasks.waitForStatus('completed')).toBe(taskId);
   expect(await tasks.result(taskId, 'counted down from 3')).toContain('counted down from 3');
+  // The task's own time (three steps of 400 ms), not how long fetching its result took.
+  const took = await waitForText(panel.page, `${byTestId('task-result-view')} .ok`, 'Completed in');
+  expect(Number(/Completed in ([\d.]+) s/.exec(took)?.[1])).toBeGreaterThanOrEqual(1.1);
 }
