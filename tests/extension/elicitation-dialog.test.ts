@@ -172,7 +172,11 @@ describe('ElicitationDialog', () => {
     const wrapper = open({
       elicitation: { ...elicitation(request), retry: { round: 1, maxRounds: 3, index: 1, count: 2 } },
     });
-    expect(wrapper.get('[data-testid="elicit-retry"]').text()).toMatch(/^Link 1 of 2\./);
+    const text = wrapper.get('[data-testid="elicit-retry"]').text().replace(/\s+/g, ' ');
+    expect(text).toMatch(/^Link 1 of 2\./);
+    // Done leads to the next link first: the call is made again only after the last.
+    expect(text).toContain('then choose Done for the next link; once all are done, the call is made again');
+    expect(text).not.toContain('choose Done, and the call is made again');
     expect(wrapper.get('[data-testid="elicit-accept"]').text()).toBe('Done, next link');
   });
 
