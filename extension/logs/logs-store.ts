@@ -3,6 +3,7 @@ import { computed, markRaw, ref, shallowRef, watch } from 'vue';
 import { LogModel, rowEntries, type LogRow } from './log-pairing';
 import type { RpcLogEntry } from '../../shared/logs';
 import { useLiveStore } from '../app/live-store';
+import type { KeyValueStore } from '../app/key-value-store';
 import { downloadJsonlFile, fileTime } from '../ui/download';
 
 /** A server's connection ended at this point of the log (see `LogModel.endServer`). */
@@ -14,6 +15,25 @@ interface ConnectionEnd {
 export const MAX_LOG_ROWS = 100_000;
 /** Live entries are added at most this often, so a burst costs one render per batch, not one per message. */
 const BATCH_MS = 30;
+
+/** Where the last Clear is kept: the daemon replays its log to a page that opens, the cleared part too. */
+export const LOGS_CLEARED_KEY = 'logsClearedThrough';
+
+/** The last entry the user cleared, in the daemon boot it belongs to: no entry up to it is shown again. */
+export interface ClearedThrough {
+  bootId: string;
+  seq: number;
+}
+
+function clearedThroughOf(value: unknown): ClearedThrough | null {
+  const { bootId, seq } = (typeof value === 'object' && value !== null ? value : {}) as Record<
+    string,
+    unknown
+  >;
+  return typeof bootId === 'string' && typeof seq === 'number' && Number.isInteger(seq)
+    ? { bootId, seq }
+    : null;
+}
 
 /**
  * The live JSON-RPC log of every server. The rows live in a plain `LogModel` (no deep reactivity over
@@ -54,6 +74,18 @@ export const useLogsStore = defineStore('logs', () => {
   // is shown. Sequence numbers grow within one daemon boot and restart with the next.
   let seenBootId: string | null = null;
   let lastSeq = 0;
+  let clearedThrough: ClearedThrough | null = null;
+  let store: KeyValueStore | undefined;
+
+  /** Reads where the last Clear left off, before the live channel starts replaying (InspectorApp). */
+  async function load(from: KeyValueStore): Promise<void> {
+    store = from;
+    try {
+      clearedThrough = clearedThroughOf(await from.get<unknown>(LOGS_CLEARED_KEY)) ?? clearedThrough;
+    } catch {
+      // Unreadable storage: a reload shows the daemon's whole replay again, as before any Clear.
+    }
+  }
   live.on('rpc', (message) => receive(message.entry));
   // A server that exited, failed to start or was disconnected answers none of its waiting requests.
   live.on('server-status', ({ server }) => {
@@ -78,6 +110,7 @@ export const useLogsStore = defineStore('logs', () => {
     }
     if (entry.seq <= lastSeq) return;
     lastSeq = entry.seq;
+    if (clearedThrough && clearedThrough.bootId === live.bootId && entry.seq <= clearedThrough.seq) return;
     for (const listener of listeners) listener(entry);
     // A busy server sends thousands of messages a second: add them (and re-render) in batches.
     incoming.push(entry);
@@ -142,8 +175,16 @@ export const useLogsStore = defineStore('logs', () => {
     else pause();
   }
 
-  /** Forgets the rows shown and those waiting in the pause buffer. */
+  /**
+   * Forgets the rows shown and those waiting in the pause buffer, for good: the daemon keeps its log and
+   * replays it to a page that opens, so where the Clear left off is kept, and what came before is not
+   * shown again (until the daemon restarts, which begins a new log).
+   */
   function clear(): void {
+    if (live.bootId !== null) {
+      clearedThrough = { bootId: live.bootId, seq: seenBootId === live.bootId ? lastSeq : 0 };
+      store?.set(LOGS_CLEARED_KEY, clearedThrough).catch(() => undefined);
+    }
     model.clear();
     incoming = [];
     buffer = [];
@@ -182,6 +223,7 @@ export const useLogsStore = defineStore('logs', () => {
     methodFilter,
     rowCount,
     visibleCount,
+    load,
     receive,
     onEntry,
     addEntries,

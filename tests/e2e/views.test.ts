@@ -7,6 +7,7 @@ import type { RpcLogEntry } from '../../shared/logs.ts';
 import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension, TOOLS_FIXTURE_COMMAND } from './support/daemon.ts';
+import { byTestId } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
@@ -304,6 +305,31 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
     const detail = await panel.logs.expandRow(last.index);
     expect(detail).toContain(`"message": "${second}"`);
     expect(detail).toContain(`"text": "Echo: ${second}"`);
+    await panel.logs.filterByMethod('');
+  });
+
+  it('keeps a cleared log cleared across a reload, showing only what came after', async () => {
+    await panel.openTab('logs');
+    expect((await panel.logs.count()).total).toBeGreaterThan(0);
+    await panel.page.locator(byTestId('log-clear')).click();
+    expect(await panel.logs.count()).toEqual({ shown: 0, total: 0 });
+
+    // The reloaded panel gets the daemon's log replayed; the cleared part stays out.
+    await panel.reload();
+    await panel.pairing.waitUntilPaired();
+    await panel.servers.select('fixture');
+    await panel.openTab('tools');
+    await panel.tools.select('ping');
+    await panel.tools.run();
+    await panel.tools.resultWith('pong');
+    await panel.openTab('logs');
+    await panel.logs.waitForRow();
+    await panel.screenshot('logs-after-clear-and-reload');
+    // The calls of the tests before were cleared; the reloaded panel's own tools/list were not.
+    await panel.logs.filterByMethod('tools/call');
+    expect((await panel.logs.rows()).map((row) => [row.server, row.method])).toEqual([
+      ['fixture', 'tools/call'],
+    ]);
     await panel.logs.filterByMethod('');
   });
 });

@@ -2,7 +2,8 @@ import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { RpcLogEntry } from '../../shared/logs';
 import { useLiveStore } from '../../extension/app/live-store';
-import { MAX_LOG_ROWS, useLogsStore } from '../../extension/logs/logs-store';
+import { LOGS_CLEARED_KEY, MAX_LOG_ROWS, useLogsStore } from '../../extension/logs/logs-store';
+import { localStorageStore } from '../../extension/app/key-value-store';
 
 function entry(seq: number, body: Record<string, unknown>, serverId = 'a', ms = 0): RpcLogEntry {
   const direction = 'method' in body ? 'send' : 'receive';
@@ -107,6 +108,38 @@ describe('logs store', () => {
     logs.resume();
     expect(logs.rowCount).toBe(0);
     expect(logs.bufferedCount).toBe(0);
+  });
+
+  it('keeps a Clear across a reload: what the daemon replays up to it is not shown again', async () => {
+    localStorage.clear();
+    const storage = localStorageStore();
+    let live = useLiveStore();
+    let logs = useLogsStore();
+    await logs.load(storage);
+    live.bootId = 'boot-1';
+    logs.receive(entry(1, { id: 1, method: 'initialize' }));
+    logs.receive(entry(2, { id: 2, method: 'tools/list' }));
+    await vi.waitFor(() => expect(methods()).toEqual(['initialize', 'tools/list']));
+    logs.clear();
+    expect(logs.rowCount).toBe(0);
+    await vi.waitFor(async () =>
+      expect(await storage.get(LOGS_CLEARED_KEY)).toEqual({ bootId: 'boot-1', seq: 2 }),
+    );
+
+    // A new page (the panel reloaded): the same storage, and the daemon replays its log from the start.
+    setActivePinia(createPinia());
+    live = useLiveStore();
+    logs = useLogsStore();
+    await logs.load(storage);
+    live.bootId = 'boot-1';
+    logs.receive(entry(1, { id: 1, method: 'initialize' }));
+    logs.receive(entry(2, { id: 2, method: 'tools/list' }));
+    logs.receive(entry(3, { id: 3, method: 'ping' }));
+    await vi.waitFor(() => expect(methods()).toEqual(['ping']));
+    // A restarted daemon begins a new log: a Clear of the old one does not hide it.
+    live.bootId = 'boot-2';
+    logs.receive(entry(1, { id: 1, method: 'initialize' }));
+    await vi.waitFor(() => expect(methods()).toEqual(['ping', 'initialize']));
   });
 
   it('filters by server and method as soon as the filters change', () => {
