@@ -37,6 +37,20 @@ beforeEach(async () => {
 const textOf = (result: Record<string, unknown> | undefined): string =>
   ((result?.content as Array<{ text?: string }> | undefined) ?? []).map((c) => c.text ?? '').join('\n');
 
+/** Runs `body` with the live channel open (progress, elicitation-complete notices), and closes it after. */
+async function withLiveChannel(
+  body: (tools: ReturnType<typeof useToolsStore>) => Promise<void>,
+): Promise<void> {
+  const live = useLiveStore();
+  live.start(0);
+  try {
+    await expect.poll(() => live.state).toBe('open');
+    await body(useToolsStore());
+  } finally {
+    live.stop();
+  }
+}
+
 describe('tools store', () => {
   it("lists a server's tools, every page of them, selects the first and filters by a query", async () => {
     const tools = useToolsStore();
@@ -92,12 +106,8 @@ describe('tools store', () => {
     expect(textOf(tools.run?.result)).toBe('Echo: from the store');
   });
 
-  it("keeps a call running on one server, with its progress, while another server's tools are shown", async () => {
-    const live = useLiveStore();
-    const tools = useToolsStore();
-    live.start(0);
-    try {
-      await expect.poll(() => live.state).toBe('open');
+  it("keeps a call running on one server, with its progress, while another server's tools are shown", () =>
+    withLiveChannel(async (tools) => {
       await tools.load('fixture');
       tools.select('slow');
       tools.currentValue = { ms: 2_000, progressEveryMs: 50 };
@@ -119,10 +129,7 @@ describe('tools store', () => {
       await done;
       expect(tools.run?.state).toBe('completed');
       expect(tools.activeRun).toBeNull();
-    } finally {
-      live.stop();
-    }
-  });
+    }));
 
   it("puts each of the tool's elicitations to the person and goes on with the answers", async () => {
     const tools = useToolsStore();
@@ -140,12 +147,8 @@ describe('tools store', () => {
     expect(textOf(tools.run?.result)).toBe('first: accept {"answer":"yes"}; second: cancel');
   });
 
-  it('marks a URL elicitation the server said was finished, and retries the call on Done', async () => {
-    const live = useLiveStore();
-    const tools = useToolsStore();
-    live.start(0);
-    try {
-      await expect.poll(() => live.state).toBe('open');
+  it('marks a URL elicitation the server said was finished, and retries the call on Done', () =>
+    withLiveChannel(async (tools) => {
       await tools.load('web');
       tools.select('connect-account');
       await tools.execute();
@@ -157,17 +160,10 @@ describe('tools store', () => {
       await tools.respond({ action: 'accept' });
       expect(tools.run?.state).toBe('completed');
       expect(textOf(tools.run?.result)).toBe('Account connected');
-    } finally {
-      live.stop();
-    }
-  });
+    }));
 
-  it('shows the progress the live channel brings to the running call, and cancels it', async () => {
-    const live = useLiveStore();
-    const tools = useToolsStore();
-    live.start(0);
-    try {
-      await expect.poll(() => live.state).toBe('open');
+  it('shows the progress the live channel brings to the running call, and cancels it', () =>
+    withLiveChannel(async (tools) => {
       await tools.load('fixture');
       tools.select('slow');
       tools.currentValue = { ms: 600_000, progressEveryMs: 50 };
@@ -181,8 +177,5 @@ describe('tools store', () => {
       expect(tools.run?.state).toBe('cancelled');
       expect(tools.running).toBe(false);
       expect((await daemon.api('GET', '/api/mcp/tools/active')).body.activeExecution).toBeFalsy();
-    } finally {
-      live.stop();
-    }
-  });
+    }));
 });
