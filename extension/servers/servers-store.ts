@@ -1,5 +1,6 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed, ref, watch } from 'vue';
+import type { KeyValueStore } from '../app/key-value-store';
 import type { PutServerRequest, ServerRecord } from '../../shared/servers';
 import type { DaemonClient } from '../app/daemon-client';
 import { useConnectionStore } from '../app/connection-store';
@@ -17,6 +18,9 @@ function put(list: ServerRecord[], record: ServerRecord): void {
   else list.push(record);
 }
 
+/** Where the selected server is kept, so a reload (or the next DevTools session) comes back to it. */
+export const SELECTED_SERVER_KEY = 'selectedServer';
+
 /** The daemon's server registry as the sidebar shows it, with the selected server. */
 export const useServersStore = defineStore('servers', () => {
   const servers = ref<ServerRecord[]>([]);
@@ -25,6 +29,25 @@ export const useServersStore = defineStore('servers', () => {
   const error = ref<string | null>(null);
 
   const selected = computed(() => servers.value.find((s) => s.id === selectedId.value) ?? null);
+
+  /** The server selected when the page was last open, chosen again if the daemon still has it. */
+  let remembered: string | null = null;
+  let store: KeyValueStore | undefined;
+  /** Reads the server selected last time; the list's first refresh selects it (InspectorApp). */
+  async function loadRemembered(from: KeyValueStore): Promise<void> {
+    store = from;
+    try {
+      const id = await from.get<unknown>(SELECTED_SERVER_KEY);
+      if (typeof id === 'string') remembered = id;
+    } catch {
+      // Unreadable storage: the first server is selected, as on a first start.
+    }
+  }
+  watch(selectedId, (id) => {
+    if (id === null) return;
+    remembered = id;
+    store?.set(SELECTED_SERVER_KEY, id).catch(() => undefined);
+  });
 
   /**
    * What each refresh under way has been told since it asked (a record, or null for a server gone): the
@@ -82,7 +105,10 @@ export const useServersStore = defineStore('servers', () => {
       for (const id of removing) if (!listed.some((s) => s.id === id)) removing.delete(id);
       error.value = null;
       if (selectedId.value && !servers.value.some((s) => s.id === selectedId.value)) selectedId.value = null;
-      if (!selectedId.value && servers.value[0]) selectedId.value = servers.value[0].id;
+      if (!selectedId.value) {
+        const again = servers.value.find((s) => s.id === remembered);
+        selectedId.value = (again ?? servers.value[0])?.id ?? null;
+      }
     } catch (e) {
       if (mine === refreshes) error.value = (e as Error).message;
     } finally {
@@ -130,6 +156,7 @@ export const useServersStore = defineStore('servers', () => {
   }
 
   return {
+    loadRemembered,
     servers,
     selectedId,
     selected,

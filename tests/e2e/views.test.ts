@@ -308,16 +308,19 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
     await panel.logs.filterByMethod('');
   });
 
-  it('keeps a cleared log cleared across a reload, showing only what came after', async () => {
+  it('keeps a cleared log cleared, and the server selected, across a reload', async () => {
     await panel.openTab('logs');
     expect((await panel.logs.count()).total).toBeGreaterThan(0);
     await panel.page.locator(byTestId('log-clear')).click();
     expect(await panel.logs.count()).toEqual({ shown: 0, total: 0 });
 
-    // The reloaded panel gets the daemon's log replayed; the cleared part stays out.
+    await panel.servers.select('fixture');
+
+    // The reloaded panel gets the daemon's log replayed; the cleared part stays out. The server selected
+    // before is selected again.
     await panel.reload();
     await panel.pairing.waitUntilPaired();
-    await panel.servers.select('fixture');
+    await panel.page.waitForSelector(`${byTestId('server-fixture')}[aria-selected="true"]`);
     await panel.openTab('tools');
     await panel.tools.select('ping');
     await panel.tools.run();
