@@ -128,7 +128,7 @@ describe('expectations in the panel', USER_FLOW, () => {
     await panel.reload();
     // The server stays selected across the reload, and its tools are listed again.
     await panel.tools.select('echo');
-    await waitForText(panel.page, byTestId('saved-item-checks'), '2');
+    expect(await waitForText(panel.page, byTestId('saved-item-checks'), '2')).toBe('2 expectations');
     await panel.savedRequests.load('echo');
     expect(await panel.tools.fieldValue('message')).toBe('hello');
     await panel.tools.run();
