@@ -7,7 +7,7 @@ import type { RpcLogEntry } from '../../shared/logs.ts';
 import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension, TOOLS_FIXTURE_COMMAND } from './support/daemon.ts';
-import { byTestId } from './support/pages/dom.ts';
+import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
@@ -334,5 +334,24 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
       ['fixture', 'tools/call'],
     ]);
     await panel.logs.filterByMethod('');
+  });
+
+  it('pauses the log, counting the messages that arrive, and shows them on Resume', async () => {
+    await panel.openTab('logs');
+    const before = (await panel.logs.count()).total;
+    await panel.page.locator(byTestId('log-pause')).click();
+    await panel.openTab('tools');
+    await panel.tools.run();
+    await panel.tools.resultWith('pong');
+    await panel.openTab('logs');
+    // The request and its response: two messages, one row once shown.
+    const label = await waitForText(panel.page, byTestId('log-pause'), 'Resume (+');
+    expect(Number(/^Resume \(\+(\d+)\)$/.exec(label.trim())?.[1])).toBeGreaterThanOrEqual(2);
+    expect((await panel.logs.count()).total).toBe(before);
+    await panel.screenshot('logs-paused');
+    await panel.page.locator(byTestId('log-pause')).click();
+    await vi.waitFor(async () => expect((await panel.logs.count()).total).toBeGreaterThan(before), {
+      timeout: 5_000,
+    });
   });
 });

@@ -91,7 +91,10 @@ describe('LogsView toolbar', () => {
     expect(pause.attributes('aria-pressed')).toBe('true');
     logs.addEntries([entry({ id: 1, method: 'ping' }), entry({ id: 1, result: {} }, 'everything', 3)]);
     await flushPromises();
-    expect(pause.text()).toBe('Resume (2 buffered)');
+    expect(pause.text()).toBe('Resume (+2)');
+    expect(pause.attributes('title')).toBe(
+      '2 messages arrived while paused (a request and its response make one row)',
+    );
     expect(text(wrapper, 'log-count')).toBe('0 rows');
     await pause.trigger('click');
     expect(pause.text()).toBe('Pause');
