@@ -26,13 +26,8 @@ export interface ClearedThrough {
 }
 
 function clearedThroughOf(value: unknown): ClearedThrough | null {
-  const { bootId, seq } = (typeof value === 'object' && value !== null ? value : {}) as Record<
-    string,
-    unknown
-  >;
-  return typeof bootId === 'string' && typeof seq === 'number' && Number.isInteger(seq)
-    ? { bootId, seq }
-    : null;
+  const { bootId, seq } = (value ?? {}) as Partial<Record<keyof ClearedThrough, unknown>>;
+  return typeof bootId === 'string' && Number.isInteger(seq) ? { bootId, seq: seq as number } : null;
 }
 
 /**
