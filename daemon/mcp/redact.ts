@@ -58,17 +58,22 @@ export function redact(text: string, secrets: string[]): string {
 }
 
 /**
- * The same for a JSON value: strings are redacted, the structure is kept. Copy on write: a value with
- * nothing to redact comes back as it is, and only the objects and arrays on the way to a redacted string
- * are copied, so a large message without secrets costs a walk and no allocation.
+ * The same for a JSON value: strings are redacted, keys as well as values, and the structure is kept.
+ * Copy on write: a value with nothing to redact comes back as it is, and only the objects and arrays on
+ * the way to a redacted string are copied, so a large message without secrets costs a walk and no
+ * allocation (and nothing at all when the server has no secret).
  */
 export function redactJson<T>(value: T, secrets: string[]): T {
+  return secrets.length === 0 ? value : redactWalk(value, secrets);
+}
+
+function redactWalk<T>(value: T, secrets: string[]): T {
   if (typeof value === 'string') return redact(value, secrets) as T;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      const redacted = redactJson(item, secrets);
+      const redacted = redactWalk(item, secrets);
       if (redacted !== item) {
         copy ??= value.slice();
         copy[i] = redacted;
@@ -77,21 +82,43 @@ export function redactJson<T>(value: T, secrets: string[]): T {
     return (copy ?? value) as T;
   }
   if (value && typeof value === 'object') {
-    let copy: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
-      const redacted = redactJson(item, secrets);
-      if (redacted !== item) {
-        copy ??= { ...(value as Record<string, unknown>) };
-        // Defined, not assigned: a key "__proto__" (JSON.parse makes it an own property) stays a key.
-        Object.defineProperty(copy, key, {
-          value: redacted,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
+    const entries = Object.entries(value);
+    for (let i = 0; i < entries.length; i++) {
+      const [key, item] = entries[i]!;
+      const newKey = redact(key, secrets);
+      const newItem = redactWalk(item, secrets);
+      if (newKey !== key || newItem !== item) return rebuilt(entries, i, [newKey, newItem], secrets) as T;
     }
-    return (copy ?? value) as T;
+    return value;
   }
   return value;
+}
+
+/** An object whose entry `at` (and maybe later ones) changed: entries before it kept, the rest redacted. */
+function rebuilt(
+  entries: Array<[string, unknown]>,
+  at: number,
+  changed: [string, unknown],
+  secrets: string[],
+): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  const put = (key: string, item: unknown): void => {
+    // Two keys masked alike both stay: the second is "******** (2)".
+    let unique = key;
+    for (let n = 2; Object.hasOwn(copy, unique); n++) unique = `${key} (${n})`;
+    // Defined, not assigned: a key "__proto__" (JSON.parse makes it an own property) stays a key.
+    Object.defineProperty(copy, unique, {
+      value: item,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  };
+  for (let i = 0; i < at; i++) put(...entries[i]!);
+  put(...changed);
+  for (let i = at + 1; i < entries.length; i++) {
+    const [key, item] = entries[i]!;
+    put(redact(key, secrets), redactWalk(item, secrets));
+  }
+  return copy;
 }

@@ -803,14 +803,14 @@ export class ServerConnection {
     const handshake = capture.handshake(client.getProtocolEra(), this.secrets);
     const instructions = client.getInstructions();
     capture = undefined;
+    // The server may echo a secret of its config (an env value, a header) anywhere in what it says of itself.
+    const serverInfo = redactJson(client.getServerVersion(), this.secrets);
+    const capabilities = redactJson(client.getServerCapabilities(), this.secrets);
     this.initResult = {
-      ...(client.getServerVersion() && {
-        serverInfo: client.getServerVersion() as ServerRecord['serverInfo'],
-      }),
-      ...(client.getServerCapabilities() && { capabilities: client.getServerCapabilities() as JsonObject }),
+      ...(serverInfo && { serverInfo: serverInfo as ServerRecord['serverInfo'] }),
+      ...(capabilities && { capabilities: capabilities as JsonObject }),
       ...(protocolVersion && { protocolVersion }),
       ...(client.getProtocolEra() && { era: client.getProtocolEra() }),
-      // The server may echo a secret of its config (an env value) in its instructions.
       ...(instructions && { instructions: redact(instructions, this.secrets) }),
       ...(handshake && { handshake }),
       clientCapabilities: CLIENT_CAPABILITIES,

@@ -24,6 +24,25 @@ describe('redactJson', () => {
     expect(redacted.changed).toEqual(['********']);
   });
 
+  it('masks a secret in a key, keeping the order of the keys and every key masked alike', () => {
+    const value = { first: 1, s3cret: 'a', nested: { 'key s3cret': 2 }, S3CRET: 3, last: 's3cret' };
+    const redacted = redactJson({ ...value, ['s3cret'.toUpperCase()]: 3 }, ['s3cret', 'S3CRET']);
+    expect(Object.keys(redacted)).toEqual(['first', '********', 'nested', '******** (2)', 'last']);
+    expect(redacted).toEqual({
+      first: 1,
+      '********': 'a',
+      nested: { 'key ********': 2 },
+      '******** (2)': 3,
+      last: '********',
+    });
+    expect(Object.keys(value)).toContain('s3cret');
+  });
+
+  it('gives back the very value when the server has no secret', () => {
+    const value = { a: 'anything' };
+    expect(redactJson(value, [])).toBe(value);
+  });
+
   it('keeps a "__proto__" key a key', () => {
     const value = JSON.parse('{"__proto__": "s3cret", "other": 1}') as Record<string, unknown>;
     const redacted = redactJson(value, ['s3cret']);

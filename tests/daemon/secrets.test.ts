@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
-import { type LiveConnection, ofType, openLive } from './live-helpers.ts';
+import { type LiveConnection, ofType, openLive, rpcMessages } from './live-helpers.ts';
 
 async function daemon(): Promise<TestDaemon> {
   const d = await startDaemon();
@@ -47,21 +47,28 @@ describe('secrets of a server config', () => {
     expect((await registry(d)).mcpServers.remote.url).toBe(url);
   });
 
-  it("masks the config's secrets in a server's error answer, message and data", async () => {
+  it("masks the config's secrets in a server's error answer (message, data values and keys) and in what it says of itself", async () => {
     const d = await daemon();
     const secret = 'sk-error-secret-98765';
     const put = await d.api('PUT', '/api/mcp/servers/careless', {
       config: fixtureStdio('tools-server.ts', { FIXTURE_ERROR_SECRET: secret }),
     });
     expect(put.status).toBe(201);
+    const live = await openLive(d, { replay: '100' });
+    onTestFinished(() => live.close());
     const call = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'careless', toolName: 'ping' });
     expect(call.status).toBe(502);
     expect(JSON.stringify(call.body)).not.toContain(secret);
     expect(call.body).toMatchObject({
       code: 'mcp_error',
       error: 'No pong today (key ********)',
-      mcpError: { code: -32603, data: { key: '********' } },
+      mcpError: { code: -32603, data: { key: '********', '********': 'as a key' } },
     });
+    const record = (await d.api('GET', '/api/mcp/servers/careless')).body;
+    expect(record.serverInfo).toEqual({ name: 'tools-fixture', version: '1.0.0+********' });
+    expect(record.capabilities.experimental).toEqual({ '********': { key: '********' } });
+    await live.until((m) => rpcMessages(m).some((entry) => 'error' in entry.message));
+    expect(JSON.stringify([record, live.messages])).not.toContain(secret);
   });
 
   it('keeps masked secrets sent back for the same origin, and drops them when the URL moves to another', async () => {
