@@ -18,7 +18,7 @@ export function configProblems(config: unknown): Problem[] {
   const problems = problemsOf(stdio ? stdioSchema : remoteSchema, config);
   if (problems.length) return problems;
   const remote = config as ServerConfig;
-  if (remote.transport === 'stdio') return [];
+  if (remote.transport === 'stdio') return stdioProblems(remote);
   let url: URL;
   try {
     url = new URL(remote.url);
@@ -26,7 +26,7 @@ export function configProblems(config: unknown): Problem[] {
     return [{ path: 'url', message: 'is not a valid URL' }];
   }
   const schemes = SCHEMES[remote.transport] ?? [];
-  const authProblems = oauthProblems(remote);
+  const authProblems = [...headerProblems(remote.headers), ...oauthProblems(remote)];
   if (authProblems.length) return authProblems;
   return schemes.includes(url.protocol)
     ? []
@@ -58,4 +58,60 @@ function oauthProblems(config: ServerConfig): Problem[] {
     return [{ path: 'auth', message: 'OAuth is for http and sse servers' }];
   }
   return oauthSettingsProblems(config.auth).map(({ field, message }) => ({ path: `auth.${field}`, message }));
+}
+
+/**
+ * What no process can be given: a NUL character ends a C string, so spawning would fail at every connect
+ * (and the error would quote the value, NUL escaped, where no redaction finds it).
+ */
+function stdioProblems(config: Extract<ServerConfig, { transport: 'stdio' }>): Problem[] {
+  const nul = 'contains a NUL character, which no process can be given';
+  const problems: Problem[] = [];
+  if (config.command.includes('\0')) problems.push({ path: 'command', message: nul });
+  config.args?.forEach((arg, i) => {
+    if (arg.includes('\0')) problems.push({ path: `args.${i}`, message: nul });
+  });
+  for (const [name, value] of Object.entries(config.env ?? {})) {
+    if (name.includes('\0') || name.includes('=')) {
+      problems.push({ path: `env.${name}`, message: 'is not a variable name (no "=" or NUL character)' });
+    } else if (value.includes('\0')) problems.push({ path: `env.${name}`, message: nul });
+  }
+  if (config.cwd?.includes('\0')) problems.push({ path: 'cwd', message: nul });
+  return problems;
+}
+
+/** An HTTP header name: a token (RFC 9110 section 5.6.2). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Header values the HTTP client refuses: control characters other than tab, or beyond Latin-1. */
+const BAD_HEADER_VALUE = /[\0-\x08\x0a-\x1f\x7f\u0100-\uffff]/;
+/** Headers the HTTP client sets itself or refuses to send. */
+const CLIENT_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+]);
+
+/** Headers that could never be sent: each would fail every connect, at the era probe or the handshake. */
+function headerProblems(headers: Record<string, string> | undefined): Problem[] {
+  const problems: Problem[] = [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const path = `headers.${name}`;
+    if (!HEADER_NAME.test(name)) {
+      problems.push({
+        path,
+        message: "is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)",
+      });
+    } else if (CLIENT_HEADERS.has(name.toLowerCase())) {
+      problems.push({ path, message: 'is set by the HTTP client itself and cannot be given' });
+    } else if (BAD_HEADER_VALUE.test(value)) {
+      problems.push({
+        path,
+        message: 'holds a character no HTTP header value may (a line break or another control character)',
+      });
+    }
+  }
+  return problems;
 }

@@ -225,6 +225,46 @@ describe('client errors are 4xx, never 500', () => {
     });
   });
 
+  it('answers a PUT of a config that could never connect with 400, quoting no value: NUL characters, headers no HTTP client sends', async () => {
+    const d = await daemon();
+    const secret = 'supersecret-value-123';
+    const stdio = await d.api('PUT', '/api/mcp/servers/local', {
+      config: {
+        transport: 'stdio',
+        command: 'node\0',
+        args: ['ok', 'a\0b'],
+        env: { API_KEY: `${secret}\0tail`, 'A=B': 'x' },
+      },
+    });
+    expect(stdio.status).toBe(400);
+    expect(stdio.body.problems).toEqual([
+      { path: 'config.command', message: 'contains a NUL character, which no process can be given' },
+      { path: 'config.args.1', message: 'contains a NUL character, which no process can be given' },
+      { path: 'config.env.API_KEY', message: 'contains a NUL character, which no process can be given' },
+      { path: 'config.env.A=B', message: 'is not a variable name (no "=" or NUL character)' },
+    ]);
+    const remote = await d.api('PUT', '/api/mcp/servers/remote', {
+      config: {
+        transport: 'http',
+        url: 'http://127.0.0.1:1/mcp',
+        headers: {
+          'Bad Header': 'x',
+          'Content-Length': '5',
+          'X-Key': `${secret}\r\nInjected: 1`,
+          'X-Latin': 'café',
+        },
+      },
+    });
+    expect(remote.status).toBe(400);
+    expect(remote.body.problems.map((p: { path: string }) => p.path)).toEqual([
+      'config.headers.Bad Header',
+      'config.headers.Content-Length',
+      'config.headers.X-Key',
+    ]);
+    expect(JSON.stringify([stdio.body, remote.body])).not.toContain(secret);
+    expect((await d.api('GET', '/api/mcp/servers/')).body.servers).toEqual([]);
+  });
+
   it('lists every problem of a body by field in `problems`, as `error` names them', async () => {
     const d = await daemon();
     const response = await d.api('PUT', '/api/mcp/servers/local', {
