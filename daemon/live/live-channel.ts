@@ -203,8 +203,10 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
       clearInterval(ping);
       stopFeeding();
     });
-    // The channel is one-way; anything a client sends is ignored.
+    // The channel is one-way; anything a client sends is ignored. A message over `maxPayload` (or a
+    // broken frame) is the client's fault: `ws` closes the connection (1009, 1002) and reports it here.
     ws.on('message', () => {});
+    ws.on('error', () => {});
   }
 
   return {

@@ -205,6 +205,23 @@ describe('live channel upgrade checks', () => {
     expect(uncaught).toEqual([]);
     expect((await d.api('GET', '/api/mcp/health')).status).toBe(200);
   });
+
+  it('closes a client that sends a message over 64 KiB with 1009, as its own fault, and keeps serving', async () => {
+    const d = await daemonWith({});
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown): void => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    onTestFinished(() => void process.off('uncaughtException', onUncaught));
+    const live = await openLive(d);
+    const closed = new Promise<number>((resolve) => live.ws.once('close', (code) => resolve(code)));
+    live.ws.send('x'.repeat(70 * 1024));
+    expect(await closed).toBe(1009);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(uncaught).toEqual([]);
+    const next = await openLive(d);
+    onTestFinished(() => next.close());
+    expect((await d.api('GET', '/api/mcp/health')).status).toBe(200);
+  });
 });
 
 describe('hello and log entries', () => {
