@@ -154,6 +154,37 @@ describe('large messages from a STDIO server', () => {
     expect((await d.api('GET', '/api/mcp/servers/raw')).body.status).toBe('connected');
   });
 
+  it('reads a response after a byte order mark, and fails a call answered in a JSON-RPC batch at once, but at 2025-03-26', async () => {
+    const d = await startDaemon();
+    onTestFinished(() => d.close());
+    await d.api('PUT', '/api/mcp/servers/raw', { config: fixtureStdio('raw-server.ts') });
+    const bom = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'raw', toolName: 'bom' });
+    expect(bom.status).toBe(200);
+    expect(textOf(bom.body.result)).toBe('answered bom');
+
+    const batch = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'raw', toolName: 'batch' });
+    expect(batch.status).toBe(502);
+    const problem =
+      'came in a JSON-RPC batch (an array of 2 messages), which MCP has not had since 2025-06-18 (this connection: 2025-06-18)';
+    expect(batch.body).toMatchObject({
+      error: `The server's response ${problem}; the log shows what it sent`,
+      mcpError: { data: { reason: 'batch', messages: 2, protocolVersion: '2025-06-18' } },
+    });
+    // Both messages of the batch are in the log, as received.
+    const received = d.daemon.bus.since(0).filter((entry) => entry.direction === 'receive');
+    expect(received.map((entry) => JSON.stringify(entry.message))).toContainEqual(
+      expect.stringContaining('in a batch'),
+    );
+    expect((await d.api('GET', '/api/mcp/servers/raw')).body.status).toBe('connected');
+
+    await d.api('PUT', '/api/mcp/servers/old', {
+      config: fixtureStdio('raw-server.ts', { RAW_PROTOCOL: '2025-03-26' }),
+    });
+    const allowed = await d.api('POST', '/api/mcp/tools/execute', { serverId: 'old', toolName: 'batch' });
+    expect(allowed.status).toBe(200);
+    expect(textOf(allowed.body.result)).toBe('answered batch');
+  });
+
   it('carries on past a line on stdout that is not JSON-RPC, and reads a CRLF line that is', async () => {
     const d = await daemonWithOutputServer();
     const executed = await call(d, 'stdout-noise');

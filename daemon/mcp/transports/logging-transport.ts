@@ -45,6 +45,8 @@ const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /** JSON-RPC's error codes, as numbers: this module is loaded before the SDK is. */
 const INTERNAL_ERROR = -32603;
+/** The one protocol version with JSON-RPC batches: 2025-06-18 dropped them. */
+const BATCH_PROTOCOL_VERSION = '2025-03-26';
 const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
 
@@ -137,7 +139,10 @@ export class LoggingTransport implements Transport {
     private readonly log: MessageLogger,
     private readonly divert?: NotificationDivert,
   ) {
-    inner.onmessage = (message, extra) => this.receive(message, extra);
+    inner.onmessage = (message: JSONRPCMessage | JSONRPCMessage[], extra) => {
+      if (Array.isArray(message)) this.receiveBatch(message, extra);
+      else this.receive(message, extra);
+    };
     // SDK v2 knows a STDIO transport by these two: a STDIO server that does not answer the era probe is
     // then taken for a legacy one, where an HTTP server's silence is an outage.
     if ('pid' in inner && 'stderr' in inner) {
@@ -259,6 +264,38 @@ export class LoggingTransport implements Transport {
       return;
     }
     this.deliver(message, extra, round);
+  }
+
+  /**
+   * A JSON-RPC batch (an array of messages, from a STDIO server). At 2025-03-26 each message goes on as
+   * if sent alone. At any other version (or before one is agreed) there are no batches: each message is
+   * logged, a response fails the call it answers at once, saying so, and a request is answered -32600;
+   * the calls do not wait for their time-out.
+   */
+  private receiveBatch(batch: JSONRPCMessage[], extra?: MessageExtraInfo): void {
+    if (this.protocolVersion === BATCH_PROTOCOL_VERSION) {
+      for (const message of batch) this.receive(message, extra);
+      return;
+    }
+    const version = this.protocolVersion ?? 'the handshake';
+    const problem = `came in a JSON-RPC batch (an array of ${batch.length} messages), which MCP has not had since 2025-06-18 (this connection: ${version})`;
+    const data = { reason: 'batch', messages: batch.length, protocolVersion: this.protocolVersion };
+    for (const message of batch) {
+      const round = this.closeRound(message);
+      const tooDeep = exceedsDepth(message, MAX_MESSAGE_DEPTH);
+      this.log('receive', tooDeep ? tooDeepPlaceholder(message) : message, round && { call: round.tag });
+      const id = answerableId(message);
+      if (id !== undefined) {
+        this.answerServer(id, INVALID_REQUEST, `${requestNamed(message)} ${problem}`, data);
+      } else if (!('method' in message) && 'id' in message) {
+        this.answerInstead(
+          message.id,
+          round,
+          `The server's response ${problem}; the log shows what it sent`,
+          data,
+        );
+      }
+    }
   }
 
   /** An error response in place of the server's response to a request: the call fails, saying why. */

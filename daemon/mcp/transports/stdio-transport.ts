@@ -27,6 +27,7 @@ const PREVIEW_CHARS = 200;
  */
 const SERVER_MARK_VARIABLE = 'MCP_INSPECTOR_SERVER_RUN';
 const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 
 /** The bytes JSON takes as blank before a value: space, tab, line feed, carriage return. */
 function isBlank(byte: number): boolean {
@@ -220,6 +221,11 @@ export function isJsonRpcShaped(value: unknown): value is JSONRPCMessage {
   return (value as { jsonrpc?: unknown }).jsonrpc === '2.0' || ('method' in value && 'id' in value);
 }
 
+/** A JSON-RPC batch: an array of one or more messages (MCP 2025-03-26 had them; 2025-06-18 dropped them). */
+export function isJsonRpcBatch(value: unknown): value is JSONRPCMessage[] {
+  return Array.isArray(value) && value.length > 0 && value.every(isJsonRpcShaped);
+}
+
 /**
  * STDIO transport that, unlike the SDK's, remembers how the child ended and what it last wrote to
  * stderr (so a failed start can be explained), reads messages of any size up to a limit without
@@ -367,27 +373,32 @@ export class StdioTransport implements Transport {
     // A line ending in CRLF: the CR goes before decoding, not by a search through a decoded multi-MiB string.
     const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
     let start = 0;
+    // A byte order mark before the message (written by some runtimes at the start of their output) is
+    // ignored, as JSON parsers may (RFC 8259 section 8.1).
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
     while (start < end && isBlank(bytes[start] as number)) start++;
     if (start === end) return;
-    // Every JSON-RPC message is an object: any other line is not parsed at all (a failed parse throws,
-    // which costs more than everything else a line does, and a server printing in a loop prints many).
-    if (bytes[start] !== OPEN_BRACE) {
+    // Every JSON-RPC message is an object, or a batch of them in an array: any other line is not parsed
+    // at all (a failed parse throws, which costs more than everything else a line does, and a server
+    // printing in a loop prints many).
+    if (bytes[start] !== OPEN_BRACE && bytes[start] !== OPEN_BRACKET) {
       this.strayLine(bytes, end);
       return;
     }
-    const line = bytes.toString('utf8', 0, end);
+    const line = bytes.toString('utf8', start, end);
     let message: unknown;
     try {
       message = JSON.parse(line);
     } catch {
       message = undefined;
     }
-    if (!isJsonRpcShaped(message)) {
+    if (!isJsonRpcShaped(message) && !isJsonRpcBatch(message)) {
       this.strayLine(bytes, end);
       return;
     }
     try {
-      this.onmessage?.(message);
+      // A batch goes on as it came: the logging transport logs its messages and answers for it.
+      this.onmessage?.(message as JSONRPCMessage);
     } catch (error) {
       this.onerror?.(error as Error);
     }
