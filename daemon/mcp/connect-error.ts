@@ -100,6 +100,15 @@ export function explainConnectError(
   timeoutMs: number,
   stdio?: StdioOutcome,
 ): UpstreamError {
+  // An era probe that failed for a reason of its own (no answer, one that cannot be read): that reason.
+  const probeCause =
+    config.transport !== 'stdio' &&
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed &&
+    error.cause instanceof Error
+      ? error.cause
+      : undefined;
+  if (probeCause) return explainConnectError(probeCause, config, timeoutMs, stdio);
   const text = errorText(error, secretsOf(config));
   // Said only when nothing more telling (a refused connection, an exit, an HTTP status) explains it.
   const eraFailure = (): UpstreamError | undefined => {
@@ -116,7 +125,9 @@ export function explainConnectError(
   };
   // The server answered the probe, but not with a version the setting allows: nothing else explains it
   // (a STDIO server stopped by the failed connect must not be blamed for exiting).
-  const broken = /connection closed|fetch failed|ECONN|ENOTFOUND|EAI_AGAIN/i.test(text);
+  const broken =
+    /connection closed|fetch failed|ECONN|ENOTFOUND|EAI_AGAIN/i.test(text) ||
+    (config.transport !== 'stdio' && remoteAnswerOf(error) !== undefined);
   if (!broken) {
     const failure = eraFailure();
     if (failure) return failure;

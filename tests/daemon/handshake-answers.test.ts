@@ -28,4 +28,24 @@ describe('a Streamable HTTP server answering the handshake with no JSON-RPC answ
 
     expect((await connect()).body.status).toBe('connected');
   });
+
+  it('says the same of the era probe, where a server answers server/discover that way', async () => {
+    const server = await flakyHttp();
+    const d = await daemonWith(server, 'http');
+    server.discoverFaults = [serverError, json('<html>maintenance</html>')];
+    const connect = () => d.api('POST', '/api/mcp/servers/flaky/connect');
+
+    const failed = await connect();
+    expect(failed.body.error).toBe(
+      `The server answered HTTP 500 at ${server.url}: the server failed. It said: TypeError: cannot read 'rows' of undefined at query (db.js:12) with key ********`,
+    );
+    expect(failed.body.mcpError).toMatchObject({ code: 'HTTP_STATUS', data: { status: 500 } });
+
+    const notJson = await connect();
+    expect(notJson.body.mcpError).toMatchObject({ code: 'NOT_JSON', data: { bytes: 24 } });
+    expect(notJson.body.error).toBe(
+      `The server's answer of 24 bytes is not JSON: Unexpected token '<'; it begins: <html>maintenance</html> (the handshake at ${server.url}).`,
+    );
+    expect((await connect()).body.status).toBe('connected');
+  });
 });

@@ -249,7 +249,12 @@ export function remoteAnswerOf(error: unknown, secrets: string[] = []): RemoteAn
       data: error.data,
     };
   }
-  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpNotImplemented) {
+  // An HTTP error status to a request, or to the era probe (server/discover), where a 5xx ends the connect.
+  const statusError =
+    error instanceof SdkError &&
+    (error.code === SdkErrorCode.ClientHttpNotImplemented ||
+      error.code === SdkErrorCode.EraNegotiationFailed);
+  if (statusError) {
     const data = error.data as { status?: unknown; statusText?: unknown; text?: unknown } | undefined;
     if (typeof data?.status === 'number') {
       const statusText = typeof data.statusText === 'string' ? data.statusText : '';
