@@ -157,3 +157,11 @@ function answer(code: ErrorCode, message: string, extra: Omit<ErrorBody, 'error'
 export function stripMcpPrefix(message: string): string {
   return message.replace(/^(MCP error -?\d+: )+/, '');
 }
+
+/**
+ * A name the caller sent, as an error message quotes it: JSON-quoted and cut to `max` characters, so an
+ * error never reflects a megabyte back (nor whatever rides in a long value).
+ */
+export function quotedName(value: string, max = 120): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
+}

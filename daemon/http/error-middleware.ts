@@ -100,11 +100,15 @@ export function sendError(res: ServerResponse, code: ErrorCode, message: string)
 }
 
 export function apiNotFound(): RequestHandler {
-  return (req, res) => sendError(res, 'route_not_found', `No API route ${req.method} ${req.path}`);
+  return (req, res) => sendError(res, 'route_not_found', `No API route ${req.method} ${shortPath(req.path)}`);
 }
 
 /** A path for a message or a log line: without its query (which may hold a token), and not too long. */
-function safePath(url: string): string {
+function shortPath(url: string): string {
   const path = url.split('?')[0] ?? '';
-  return JSON.stringify(path.length > 200 ? `${path.slice(0, 200)}…` : path);
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}
+
+function safePath(url: string): string {
+  return JSON.stringify(shortPath(url));
 }

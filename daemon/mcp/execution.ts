@@ -12,7 +12,7 @@ import type {
   UrlElicitationRetry,
 } from '../../shared/api.ts';
 import { samplingAnswerSchema } from '../../shared/schemas.ts';
-import { DaemonError, UpstreamError } from '../errors.ts';
+import { DaemonError, quotedName, UpstreamError } from '../errors.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
 import { createdTaskOf, endOf, needsTasksExtension } from './modern-tasks.ts';
@@ -194,7 +194,10 @@ export class ExecutionManager {
       timeoutMs,
       async () => {
         if (!(await connection.hasTool(toolName))) {
-          throw new DaemonError('tool_not_found', `Unknown tool "${toolName}" on server "${connection.id}"`);
+          throw new DaemonError(
+            'tool_not_found',
+            `Unknown tool ${quotedName(toolName)} on server "${connection.id}"`,
+          );
         }
         const headerProblem = connection.toolHeaderProblem(toolName);
         if (headerProblem) {

@@ -10,6 +10,7 @@ import {
   type WidgetStoreRequest,
   type WidgetStoreResponse,
   type WidgetViewResponse,
+  WIDGET_TOOL_ID_PATTERN,
   widgetCspOf,
 } from '../../shared/widgets.ts';
 import { DaemonError, UpstreamError } from '../errors.ts';
@@ -84,8 +85,16 @@ function daemonAddressOf(req: Request): DaemonAddress {
   return { port: req.socket.localPort ?? 0, hostname: req.hostname };
 }
 
+const WIDGET_ID = new RegExp(WIDGET_TOOL_ID_PATTERN);
+
+/** An id no widget can have is not quoted back: what follows a `;` or a `%` may be anything, a token too. */
 const unknownWidget = (toolId: string): DaemonError =>
-  new DaemonError('widget_not_found', `Unknown or expired widget "${toolId}"`);
+  new DaemonError(
+    'widget_not_found',
+    WIDGET_ID.test(toolId)
+      ? `Unknown or expired widget "${toolId}"`
+      : 'Unknown widget: a widget id is 1 to 128 letters, digits and . _ : -',
+  );
 
 interface RenderedWidget {
   record: WidgetRecord;

@@ -159,6 +159,10 @@ describe('failures of the request itself', () => {
   it('no such route, in the API or outside it: 404 route_not_found', async () => {
     expectFailure(await d.api('GET', '/api/mcp/no-such-route'), 404, 'route_not_found');
     expectFailure(await d.api('DELETE', '/api/mcp/tools/list'), 404, 'route_not_found');
+    // A path of 10,000 characters is not reflected whole.
+    const long = await d.api('GET', `/api/mcp/${'x'.repeat(10_000)}`);
+    expectFailure(long, 404, 'route_not_found');
+    expect(long.body.error.length).toBeLessThan(300);
     // Any GET outside the API is the web page's (its index.html when built): a POST is no route.
     const page = await fetch(`${d.url}/no-such-page`, { method: 'POST' });
     expectFailure({ status: page.status, body: await page.json() }, 404, 'route_not_found');
@@ -328,6 +332,9 @@ describe('failures of tool calls and MCP servers', () => {
 
   it('an unknown tool: 404 tool_not_found; an unknown prompt: 404 prompt_not_found', async () => {
     expectFailure(await execute('fixture', 'no-such-tool'), 404, 'tool_not_found');
+    const long = await execute('fixture', 'y'.repeat(100_000));
+    expectFailure(long, 404, 'tool_not_found');
+    expect(long.body.error).toBe(`Unknown tool "${'y'.repeat(120)}…" on server "fixture"`);
     const prompt = await d.api('POST', '/api/mcp/prompts/get', {
       serverId: 'everything',
       name: 'no-such-prompt',

@@ -297,6 +297,10 @@ describe('widget routes', () => {
         error: 'Unknown or expired widget "nobody-stored-this"',
         code: 'widget_not_found',
       });
+      // An id no widget has is not quoted back: a token pasted into the path stays out of the answer.
+      const pasted = await page(`${path}w1;token=${d.token}`);
+      expect(pasted.status).toBe(404);
+      expect(pasted.body.error).toBe('Unknown widget: a widget id is 1 to 128 letters, digits and . _ : -');
     }
   });
 
