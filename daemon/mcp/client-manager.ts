@@ -1,5 +1,5 @@
 import type { Root, ServerConfig, ServerRecord } from '../../shared/servers.ts';
-import { DaemonError } from '../errors.ts';
+import { DaemonError, quotedName } from '../errors.ts';
 import {
   readRegistry,
   removeStaleTemporaries,
@@ -37,7 +37,7 @@ export class ClientManager {
 
   get(id: string): ServerConnection {
     const connection = this.connections.get(id);
-    if (!connection) throw new DaemonError('server_not_found', `Unknown server "${id}"`);
+    if (!connection) throw new DaemonError('server_not_found', `Unknown server ${quotedName(id)}`);
     return connection;
   }
 

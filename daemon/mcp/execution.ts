@@ -476,7 +476,10 @@ export class ExecutionManager {
     const index = execution.pending.findIndex((p) => p.requestId === requestId);
     const pending = execution.pending[index];
     if (!pending) {
-      throw new DaemonError('elicitation_not_found', `No pending elicitation has requestId "${requestId}"`);
+      throw new DaemonError(
+        'elicitation_not_found',
+        `No pending elicitation has requestId ${quotedName(requestId)}`,
+      );
     }
     if (pending.kind === 'sampling' && response.action === 'accept') {
       // The reply goes to the server as its CreateMessageResult: it must be one. The request stays open.
@@ -504,7 +507,7 @@ export class ExecutionManager {
   cancel(executionId: string): { status: 'cancelled'; executionId: string } {
     const execution = this.active;
     if (!execution || execution.id !== executionId)
-      throw new DaemonError('execution_not_found', `No active execution has id "${executionId}"`);
+      throw new DaemonError('execution_not_found', `No active execution has id ${quotedName(executionId)}`);
     execution.abort.abort(new Cancelled('Cancelled by the user'));
     return { status: 'cancelled', executionId };
   }

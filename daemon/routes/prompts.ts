@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Answer } from '../../shared/routes.ts';
 import type { ListPage, ListRequest, PromptGetRequest } from '../../shared/api.ts';
 import { listRequestSchema, promptGetRequestSchema } from '../../shared/schemas.ts';
-import { DaemonError, isMcpError } from '../errors.ts';
+import { DaemonError, isMcpError, quotedName } from '../errors.ts';
 import { answerUnlessGone } from '../http/answer-unless-gone.ts';
 import { validate } from '../http/validate.ts';
 import type { ClientManager } from '../mcp/client-manager.ts';
@@ -41,7 +41,10 @@ export async function getPrompt(
     if (isMcpError(error) && error.code === INVALID_PARAMS) {
       const { prompts } = await listPrompts(connection);
       if (!prompts.some((p) => p.name === name)) {
-        throw new DaemonError('prompt_not_found', `Unknown prompt "${name}" on server "${connection.id}"`);
+        throw new DaemonError(
+          'prompt_not_found',
+          `Unknown prompt ${quotedName(name)} on server "${connection.id}"`,
+        );
       }
     }
     throw error;
