@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
+import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { PopupPage } from './support/pages/popup.ts';
 import { USER_FLOW } from './support/user-flow.ts';
@@ -48,6 +49,34 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     expect(await popup.runState()).toBe('completed');
     await popup.screenshot('popup-result');
     await popup.screenshot('popup-result-dark', { theme: 'dark' });
+  });
+
+  it('runs nothing while the JSON view cannot be read, then sends what it shows', async () => {
+    const page = popup.page;
+    await page.locator(byTestId('mode-json')).click();
+    const raw = byTestId('raw-json');
+    await page.locator(raw).fill('{"message": "typed in JSON" ,,');
+    await page.focus(raw);
+    await page.keyboard.down('Control');
+    await page.keyboard.press('Enter');
+    await page.keyboard.up('Control');
+    expect(await waitForText(page, byTestId('popup-unreadable'), 'cannot be read')).toBe(
+      'The JSON of the parameters cannot be read: fix it first.',
+    );
+    expect(await page.$eval(byTestId('popup-run'), (button) => (button as HTMLButtonElement).disabled)).toBe(
+      true,
+    );
+    // The result of the run before is still the one shown: nothing was sent.
+    expect(await popup.runState()).toBe('completed');
+    expect(await page.$eval(byTestId('mode-form'), (button) => (button as HTMLButtonElement).disabled)).toBe(
+      true,
+    );
+    await popup.screenshot('popup-unreadable-json');
+
+    await page.locator(raw).fill('{"message": "typed in JSON"}');
+    await popup.run();
+    expect(await popup.resultWith('Echo: typed in JSON')).toContain('Echo: typed in JSON');
+    await page.locator(byTestId('mode-form')).click();
   });
 
   it('answers the elicitation of trigger-elicitation-request in the popup', async () => {

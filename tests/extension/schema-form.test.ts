@@ -183,6 +183,26 @@ describe('SchemaForm raw JSON mode', () => {
     expect(wrapper.emitted('update:modelValue')).toBeUndefined();
   });
 
+  it('says which JSON box cannot be read, keeps the JSON view, and says when it can again', async () => {
+    const wrapper = mountForm(everyType, { message: 'from the form' });
+    await wrapper.get('[data-testid="mode-json"]').trigger('click');
+    await wrapper.get('[data-testid="raw-json"]').setValue('{"message": "typed" ,,');
+    // The value is still the one read last: whoever runs the form must know it is not what is shown.
+    expect(wrapper.emitted('unreadable')?.at(-1)?.[0]).toMatchObject({
+      id: 'f-raw-json',
+      name: 'the parameters',
+      problem: expect.stringContaining('Invalid JSON'),
+    });
+    expect(wrapper.get('[data-testid="mode-form"]').attributes('disabled')).toBeDefined();
+    await wrapper.get('[data-testid="raw-json"]').setValue('null');
+    expect(wrapper.emitted('unreadable')?.at(-1)?.[0]).toMatchObject({
+      problem: expect.stringContaining('object'),
+    });
+    await wrapper.get('[data-testid="raw-json"]').setValue('{"message": "typed"}');
+    expect(wrapper.emitted('unreadable')?.at(-1)?.[0]).toBeUndefined();
+    expect(wrapper.get('[data-testid="mode-form"]').attributes('disabled')).toBeUndefined();
+  });
+
   it('follows a value changed from outside while open', async () => {
     const wrapper = mountForm(everyType);
     await wrapper.get('[data-testid="mode-json"]').trigger('click');
@@ -263,6 +283,10 @@ describe('SchemaForm nested objects and arrays', () => {
     expect(lastValue(wrapper)).toMatchObject({ blobs: [{ k: [1] }] });
     await blob.setValue('{oops');
     expect(wrapper.get('[data-testid="field-blobs.0-error"]').text()).toContain('Invalid JSON');
+    expect(wrapper.emitted('unreadable')?.at(-1)?.[0]).toMatchObject({ name: 'field “blobs.0”' });
+    // The item goes, and with it the text that could not be read.
+    await wrapper.get('[data-testid="remove-blobs.0"]').trigger('click');
+    expect(wrapper.emitted('unreadable')?.at(-1)?.[0]).toBeUndefined();
   });
 
   it('edits an object without properties as JSON', async () => {

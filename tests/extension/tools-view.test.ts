@@ -70,6 +70,26 @@ describe('ToolsView', () => {
     expect(wrapper.get('[data-testid="tool-title"]').text()).toBe('add');
   });
 
+  it('runs nothing while a JSON box cannot be read, and takes the user there', async () => {
+    const { wrapper, store } = await mountView();
+    await wrapper.get('[data-testid="mode-json"]').trigger('click');
+    const raw = wrapper.get('[data-testid="raw-json"]');
+    await raw.setValue('{"text": "typed" ,,');
+    (wrapper.get('[data-testid="tool-search"]').element as HTMLElement).focus();
+    await raw.trigger('keydown', { key: 'Enter', ctrlKey: true });
+    await flushPromises();
+    expect(store.run).toBeFalsy();
+    expect(document.activeElement).toBe(raw.element);
+    expect(wrapper.get('[data-testid="tool-run"]').attributes('disabled')).toBeDefined();
+    expect(wrapper.get('[data-testid="tool-unreadable"]').text()).toBe(
+      'The JSON of the parameters cannot be read: fix it first.',
+    );
+    expect(wrapper.get('[data-testid="saved-save"]').attributes('disabled')).toBeDefined();
+    await raw.setValue('{"text": "typed"}');
+    expect(wrapper.find('[data-testid="tool-unreadable"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="tool-run"]').attributes('disabled')).toBeUndefined();
+  });
+
   it('selects a tool with Enter and ignores clicks between the rows', async () => {
     const { wrapper, store } = await mountView();
     await wrapper.get('[data-testid="tool-add"]').trigger('keydown', { key: 'Enter' });
