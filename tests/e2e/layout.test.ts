@@ -182,6 +182,33 @@ describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
     expect(await layout.stored()).toMatchObject({ sidebarWidth: sidebarAfter, listWidth: listAfter });
   });
 
+  it('moves along the view tabs with the arrow keys, Home and End, focus following the selection', async () => {
+    const { page } = web;
+    await web.openTab('tools');
+    await page.focus(byTestId('tab-tools'));
+    const state = () =>
+      page.evaluate(() => ({
+        selected: document.querySelector('[role="tab"][aria-selected="true"]')?.getAttribute('data-testid'),
+        focused: document.activeElement?.getAttribute('data-testid'),
+        panel: document.querySelector('[role="tabpanel"]')?.getAttribute('aria-labelledby'),
+      }));
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    expect(await state()).toEqual({
+      selected: 'tab-prompts',
+      focused: 'tab-prompts',
+      panel: 'view-tab-prompts',
+    });
+    await page.keyboard.press('End');
+    expect(await state()).toMatchObject({ selected: 'tab-logs', focused: 'tab-logs' });
+    await page.keyboard.press('ArrowRight');
+    expect(await state()).toMatchObject({ selected: 'tab-tools', focused: 'tab-tools' });
+    await page.keyboard.press('ArrowLeft');
+    expect(await state()).toMatchObject({ selected: 'tab-logs', focused: 'tab-logs' });
+    await page.keyboard.press('Home');
+    expect(await state()).toMatchObject({ selected: 'tab-tools', focused: 'tab-tools' });
+  });
+
   it('collapses the server list with a button, remembered across a reload', async () => {
     const { page } = web;
     await page.setViewport({ width: 700, height: HEIGHT });
