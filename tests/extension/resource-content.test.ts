@@ -255,4 +255,18 @@ describe('ResourceTemplateForm', () => {
     await wrapper.get('form').trigger('submit');
     expect(wrapper.emitted('read')).toEqual([['demo://files/a%20b?format=json']]);
   });
+
+  it('reads with Ctrl+Enter (or Cmd+Enter) from a field, and not with a plain Enter of another key', async () => {
+    const wrapper = mount(ResourceTemplateForm, {
+      props: { template, modelValue: { id: 'x' } },
+      attachTo: document.body,
+    });
+    const field = wrapper.get('[data-testid="template-var-id"]');
+    await field.trigger('keydown', { key: 'a', ctrlKey: true });
+    expect(wrapper.emitted('read')).toBeUndefined();
+    await field.trigger('keydown', { key: 'Enter', ctrlKey: true });
+    await field.trigger('keydown', { key: 'Enter', metaKey: true });
+    expect(wrapper.emitted('read')).toEqual([['demo://files/x'], ['demo://files/x']]);
+    wrapper.unmount();
+  });
 });
