@@ -8,6 +8,7 @@ import { useTasksStore } from './tasks-store';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
+import { isMethodNotFound } from '../ui/mcp-error';
 import { keptKey, positionOf, repeatedKeys } from '../ui/list-repeats';
 
 export type { Run, Tool };
@@ -28,6 +29,8 @@ export const useToolsStore = defineStore('tools', () => {
   const tools = shallowRef<Tool[]>([]);
   const loading = ref(false);
   const listError = ref<string | null>(null);
+  /** The server answered tools/list "method not found": it offers no tools (an empty state, not an error). */
+  const unsupported = ref(false);
   /** What the daemon found wrong in the server's tools/list answer (tools left out, a list cut short). */
   const listProblem = ref<string | null>(null);
   const query = ref('');
@@ -145,6 +148,7 @@ export const useToolsStore = defineStore('tools', () => {
     serverId.value = id;
     loading.value = true;
     listError.value = null;
+    unsupported.value = false;
     try {
       const listed = await requireClient().listTools(id);
       if (serverId.value !== id) return;
@@ -156,7 +160,8 @@ export const useToolsStore = defineStore('tools', () => {
       if (selectedName.value && !selected.value) selectedName.value = null;
       if (!selectedName.value && tools.value[0]) select(tools.value[0].name);
     } catch (error) {
-      listError.value = (error as Error).message;
+      if (isMethodNotFound(error)) unsupported.value = true;
+      else listError.value = (error as Error).message;
       listProblem.value = null;
     } finally {
       loading.value = false;
@@ -225,6 +230,7 @@ export const useToolsStore = defineStore('tools', () => {
     tools,
     loading,
     listError,
+    unsupported,
     listProblem,
     query,
     selectedName,

@@ -21,6 +21,7 @@ beforeAll(async () => {
     ['everything', everythingStdio()],
     ['broken', { transport: 'stdio', command: 'inspector-no-such-command', args: [] }],
     ['web', fixtureStdio('url-elicitation-server.ts')],
+    ['paged', fixtureStdio('paged-resources-server.ts')],
   ] as const) {
     expect((await daemon.api('PUT', `/api/mcp/servers/${id}`, { config })).status).toBe(201);
   }
@@ -78,6 +79,17 @@ describe('tools store', () => {
     expect(tools.tools).toEqual([]);
     expect(tools.selectedName).toBeNull();
     expect(tools.listError).toContain('inspector-no-such-command');
+    expect(tools.unsupported).toBe(false);
+  });
+
+  it('says a server that answers tools/list with "Method not found" offers no tools, which is no error', async () => {
+    const tools = useToolsStore();
+    await tools.load('paged');
+    expect(tools.unsupported).toBe(true);
+    expect(tools.listError).toBeNull();
+    expect(tools.tools).toEqual([]);
+    await tools.load('everything');
+    expect(tools.unsupported).toBe(false);
   });
 
   it("runs the selected tool with its form's values and keeps each tool's last run", async () => {
