@@ -79,6 +79,23 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     await kv.set(savedRequestsKey(id), copy(requests.value));
   }
 
+  /**
+   * Makes a change to the list and writes it. When the write fails (storage full, the extension
+   * reloaded) the list goes back to what storage holds, so what is shown is what is saved, and the
+   * error says what happened.
+   */
+  async function change<T>(mutate: () => T): Promise<T> {
+    const before = copy(requests.value);
+    const result = mutate();
+    try {
+      await persist();
+    } catch (error) {
+      requests.value = before;
+      throw notSaved(error);
+    }
+    return result;
+  }
+
   function find(id: string): SavedRequest {
     const request = requests.value.find((r) => r.id === id);
     if (!request) throw new Error(`No saved request with id ${id}`);
@@ -105,8 +122,7 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
       createdAt: now,
       updatedAt: now,
     };
-    requests.value.push(request);
-    await persist();
+    await change(() => requests.value.push(request));
     // The form now is this saved request: its expectations are checked on the next runs.
     attached.value[request.toolName] = request.id;
     return request;
@@ -130,42 +146,49 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
   async function addExpectation(id: string, expectation: Expectation): Promise<void> {
     const request = find(id);
     const kept = (request.expectations ?? []).filter((e) => !sameExpectationSlot(e, expectation));
-    request.expectations = [...kept, copy(expectation)];
-    request.updatedAt = new Date().toISOString();
-    await persist();
+    await change(() => {
+      request.expectations = [...kept, copy(expectation)];
+      request.updatedAt = new Date().toISOString();
+    });
   }
 
   async function replaceExpectation(id: string, index: number, expectation: Expectation): Promise<void> {
     const request = find(id);
-    if (!request.expectations?.[index]) throw new Error(`No expectation ${index} on ${request.title}`);
-    request.expectations[index] = copy(expectation);
-    request.updatedAt = new Date().toISOString();
-    await persist();
+    const expectations = request.expectations;
+    if (!expectations?.[index]) throw new Error(`No expectation ${index} on ${request.title}`);
+    await change(() => {
+      expectations[index] = copy(expectation);
+      request.updatedAt = new Date().toISOString();
+    });
   }
 
   async function removeExpectation(id: string, index: number): Promise<void> {
     const request = find(id);
     const rest = (request.expectations ?? []).filter((_, i) => i !== index);
-    if (rest.length > 0) request.expectations = rest;
-    else delete request.expectations;
-    request.updatedAt = new Date().toISOString();
-    await persist();
+    await change(() => {
+      if (rest.length > 0) request.expectations = rest;
+      else delete request.expectations;
+      request.updatedAt = new Date().toISOString();
+    });
   }
 
   /** Keeps new parameters for the request, as the form last ran them. */
   async function updateParameters(id: string, parameters: JsonObject): Promise<void> {
     const request = find(id);
-    request.parameters = copy(parameters);
-    request.updatedAt = new Date().toISOString();
-    await persist();
+    await change(() => {
+      request.parameters = copy(parameters);
+      request.updatedAt = new Date().toISOString();
+    });
   }
 
   async function rename(id: string, title: string, description?: string): Promise<void> {
     const request = find(id);
-    request.title = requireTitle(title);
-    if (description !== undefined) request.description = description.trim();
-    request.updatedAt = new Date().toISOString();
-    await persist();
+    const newTitle = requireTitle(title);
+    await change(() => {
+      request.title = newTitle;
+      if (description !== undefined) request.description = description.trim();
+      request.updatedAt = new Date().toISOString();
+    });
   }
 
   async function duplicate(id: string): Promise<SavedRequest> {
@@ -179,21 +202,22 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
       createdAt: now,
       updatedAt: now,
     };
-    requests.value.push(twin);
-    await persist();
+    await change(() => requests.value.push(twin));
     return twin;
   }
 
   async function toggleFavorite(id: string): Promise<void> {
     const request = find(id);
-    request.favorite = !request.favorite;
-    await persist();
+    await change(() => {
+      request.favorite = !request.favorite;
+    });
   }
 
   async function remove(id: string): Promise<void> {
     find(id);
-    requests.value = requests.value.filter((r) => r.id !== id);
-    await persist();
+    await change(() => {
+      requests.value = requests.value.filter((r) => r.id !== id);
+    });
   }
 
   function exportJson(): string {
@@ -219,10 +243,8 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     }
     const { requests: parsed, problems } = parseSavedRequestsExport(json);
     const { added, skipped } = newSavedRequests(requests.value, parsed);
-    if (added.length > 0) {
-      requests.value.push(...added.map((r) => ({ ...r, id: newId() })));
-      await persist();
-    }
+    if (added.length > 0)
+      await change(() => requests.value.push(...added.map((r) => ({ ...r, id: newId() }))));
     return { imported: added.length, skipped, problems };
   }
 
@@ -248,3 +270,15 @@ export const useSavedRequestsStore = defineStore('savedRequests', () => {
     importJson,
   };
 });
+
+/** A failed write as the user reads it: storage full is said plainly, with what to do. */
+function notSaved(error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/quota/i.test(message) || (error instanceof DOMException && error.name === 'QuotaExceededError')) {
+    return new Error(
+      "Not saved: the browser's storage for saved requests is full. Export the ones you need, delete some, and try again.",
+      { cause: error },
+    );
+  }
+  return new Error(`Not saved: ${message}`, { cause: error });
+}

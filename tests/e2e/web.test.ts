@@ -1,6 +1,9 @@
 import { once } from 'node:events';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,6 +106,21 @@ describe('the web page served by the daemon', USER_FLOW, () => {
     await web.savedRequests.load('Web greeting');
     await web.tools.waitForSelected('echo');
     expect(await web.tools.fieldValue('message')).toBe(message);
+  });
+
+  it('says so when an import does not fit in the storage, and lists only what is saved', async () => {
+    // localStorage keeps about 5 MB an origin: a request of 6 million characters cannot be written.
+    const file = join(await mkdtemp(join(tmpdir(), 'inspector-e2e-import-')), 'too-big.json');
+    const big = { title: 'Too big', toolName: 'echo', parameters: { message: 'x'.repeat(6_000_000) } };
+    await writeFile(file, JSON.stringify({ version: 1, serverId: 'everything', requests: [big] }));
+    await web.savedRequests.importFile(file);
+    expect(await web.savedRequests.problem('Not saved')).toBe(
+      "Not saved: the browser's storage for saved requests is full. Export the ones you need, delete some, and try again.",
+    );
+    expect(await web.savedRequests.titles()).toEqual(['Web greeting']);
+    await web.reload();
+    expect(await web.pairing.waitUntilPaired()).toContain('daemon');
+    expect(await web.savedRequests.titles()).toEqual(['Web greeting']);
   });
 });
 

@@ -2,7 +2,7 @@
  * The saved requests of the selected server (extension/saved-requests/SavedRequests.vue), beside the
  * tool form: saving the form under a title, the list, loading one back.
  */
-import type { Page } from 'puppeteer';
+import type { ElementHandle, Page } from 'puppeteer';
 import { byTestId, waitForText } from './dom.ts';
 
 export class SavedRequestsView {
@@ -18,6 +18,17 @@ export class SavedRequestsView {
     await this.page.locator(byTestId('saved-title')).fill(title);
     await this.page.locator(byTestId('saved-save')).click();
     await waitForText(this.page, byTestId('saved-item-title'), title, true);
+  }
+
+  /** Imports a file through the Import button's file input. */
+  async importFile(path: string): Promise<void> {
+    const input = await this.page.waitForSelector(byTestId('saved-import'));
+    await (input as ElementHandle<HTMLInputElement>).uploadFile(path);
+  }
+
+  /** The problem shown above the list once it contains `text`. */
+  async problem(text: string): Promise<string> {
+    return waitForText(this.page, byTestId('saved-problem'), text);
   }
 
   /** Titles of the saved requests of the selected server, once the list has loaded. */
