@@ -7,6 +7,7 @@ import type {
   CancelRequest,
   CompleteRequest,
   CompleteResponse,
+  ElicitationRequired,
   ExecuteRequest,
   ExecutionCancelled,
   ExecutionOutcome,
@@ -45,7 +46,16 @@ export interface RootsRequest {
 }
 
 export interface ActiveExecutionResponse {
-  activeExecution: { id: string; serverId: string; toolName: string } | null;
+  /**
+   * The call holding the lock; with `elicitation` (the 202 body it was answered with) while it waits for
+   * an answer that was handed out, so a client that lost that answer (a popup closed) can give it.
+   */
+  activeExecution: {
+    id: string;
+    serverId: string;
+    toolName: string;
+    elicitation?: ElicitationRequired;
+  } | null;
 }
 
 /**

@@ -15,6 +15,7 @@ import { samplingAnswerSchema } from '../../shared/schemas.ts';
 import { DaemonError, quotedName, UpstreamError } from '../errors.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
+import type { ActiveExecutionResponse } from '../../shared/routes.ts';
 import { createdTaskOf, endOf, needsTasksExtension } from './modern-tasks.ts';
 import { resultProblemOf } from './result-problem.ts';
 import type { ServerConnection } from './server-connection.ts';
@@ -174,6 +175,22 @@ export class ExecutionManager {
   get activeExecution(): { id: string; serverId: string; toolName: string } | undefined {
     const active = this.active;
     return active && { id: active.id, serverId: active.serverId, toolName: active.toolName };
+  }
+
+  /**
+   * The active call with the request it waits on, as `GET /tools/active` tells it: the first request
+   * already handed out and not yet answered (one not yet handed out comes with the next `respond`).
+   */
+  get activeWithElicitation(): ActiveExecutionResponse['activeExecution'] {
+    const active = this.active;
+    if (!active) return null;
+    const waiting = active.finished ? undefined : active.pending.find((p) => p.delivered);
+    return {
+      id: active.id,
+      serverId: active.serverId,
+      toolName: active.toolName,
+      ...(waiting && { elicitation: elicitationRequired(active.id, waiting) }),
+    };
   }
 
   /**

@@ -55,7 +55,7 @@ export function toolsRouter(manager: ClientManager, executions: ExecutionManager
 
   // The running call, so a front end whose execute request is still waiting can cancel it.
   router.get('/active', (_req, res) => {
-    res.json({ activeExecution: executions.activeExecution ?? null } satisfies Answer<'GET /tools/active'>);
+    res.json({ activeExecution: executions.activeWithElicitation } satisfies Answer<'GET /tools/active'>);
   });
 
   router.post('/cancel', (req, res) => {

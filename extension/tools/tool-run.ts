@@ -106,6 +106,28 @@ export class ToolRunner {
     }
   }
 
+  /**
+   * The daemon's call that waits for an answer someone was handed and has not given (a popup closed
+   * over its question, a page reloaded), as a run in `elicitation` that `respond` can answer; else null.
+   */
+  async waiting(): Promise<Run | null> {
+    let active;
+    try {
+      ({ activeExecution: active } = await this.client().activeExecution());
+    } catch {
+      return null;
+    }
+    if (!active?.elicitation) return null;
+    return {
+      serverId: active.serverId,
+      toolName: active.toolName,
+      startedAt: Date.now(),
+      state: 'elicitation',
+      executionId: active.id,
+      elicitation: active.elicitation,
+    };
+  }
+
   /** Answers the run's elicitation; the daemon replies with the result or the next elicitation. */
   async respond(target: Run, response: ElicitationResponse): Promise<void> {
     const elicitation = target.elicitation;

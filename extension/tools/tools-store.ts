@@ -159,6 +159,7 @@ export const useToolsStore = defineStore('tools', () => {
       // A tool selected before the server was left that it no longer lists.
       if (selectedName.value && !selected.value) selectedName.value = null;
       if (!selectedName.value && tools.value[0]) select(tools.value[0].name);
+      await resumeWaiting(id);
     } catch (error) {
       if (isMethodNotFound(error)) unsupported.value = true;
       else listError.value = (error as Error).message;
@@ -211,6 +212,15 @@ export const useToolsStore = defineStore('tools', () => {
     };
     // The reactive proxy, so updates after the await reach the view.
     await runner.execute(runs.value[tool.name]!);
+  }
+
+  /** A call of this server left waiting on a question (a reload, a closed popup): its question again. */
+  async function resumeWaiting(id: string): Promise<void> {
+    if (activeRun.value) return;
+    const waiting = await runner.waiting();
+    if (waiting?.serverId === id && serverId.value === id && !activeRun.value) {
+      runs.value[waiting.toolName] = waiting;
+    }
   }
 
   async function respond(response: ElicitationResponse): Promise<void> {

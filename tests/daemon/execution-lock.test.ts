@@ -154,6 +154,28 @@ describe('cancel', () => {
     expect((await execute(d, 'fixture', 'ping')).status).toBe(200);
   });
 
+  it('tells the question a call waits on to whoever asks for the active call, who can answer it', async () => {
+    const d = await startWithServers();
+    const waiting = await execute(d, 'fixture', 'elicit-twice');
+    expect(waiting.status).toBe(202);
+    // The client that got the 202 went away: another finds the question with the active call.
+    const active = (await d.api('GET', '/api/mcp/tools/active')).body.activeExecution;
+    expect(active).toEqual({
+      id: waiting.body.executionId,
+      serverId: 'fixture',
+      toolName: 'elicit-twice',
+      elicitation: waiting.body,
+    });
+    const next = await d.api('POST', '/api/mcp/tools/respond', {
+      requestId: active.elicitation.requestId,
+      response: { action: 'accept', content: { answer: 'from another client' } },
+    });
+    expect(next.status).toBe(202);
+    expect(next.body.requestId).not.toBe(waiting.body.requestId);
+    expect((await d.api('GET', '/api/mcp/tools/active')).body.activeExecution.elicitation).toEqual(next.body);
+    await cancel(d, waiting.body.executionId);
+  });
+
   it('ends an execution that awaits an elicitation and frees the lock', async () => {
     const d = await startWithServers();
     const waiting = await execute(d, 'fixture', 'elicit-twice');

@@ -96,6 +96,26 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     expect(await popup.runState()).toBe('completed');
   });
 
+  it('shows the question again when the popup is opened after closing over it, and finishes the call', async () => {
+    await popup.selectTool('trigger-elicitation-request');
+    await popup.run();
+    expect(await popup.elicitation.message()).toBe('Please provide inputs for the following fields:');
+    // The popup closes (a click elsewhere), with the call waiting in the daemon.
+    await popup.close();
+
+    popup = await PopupPage.open(ext.browser, ext.pageUrl('popup.html'));
+    expect(await popup.elicitation.message()).toBe('Please provide inputs for the following fields:');
+    expect(await popup.runState()).toBe('elicitation');
+    await popup.screenshot('popup-elicitation-after-reopen');
+    await popup.elicitation.fill('name', 'Ada Lovelace');
+    await popup.elicitation.waitForAcceptEnabled();
+    await popup.elicitation.press('accept');
+    expect(await popup.resultWith('- Name: Ada Lovelace')).toContain(
+      'User provided the requested information',
+    );
+    expect(await popup.runState()).toBe('completed');
+  });
+
   it('opens the full inspector in a new tab', async () => {
     const page = await popup.openFullInspector();
     expect(page.url()).toBe(ext.pageUrl('devtools-panel.html'));

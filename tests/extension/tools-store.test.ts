@@ -82,6 +82,32 @@ describe('tools store', () => {
     expect(tools.unsupported).toBe(false);
   });
 
+  it('shows again the question a call of the server waits on, asked of another client, and answers it', async () => {
+    const waiting = await daemon.api('POST', '/api/mcp/tools/execute', {
+      serverId: 'fixture',
+      toolName: 'elicit-twice',
+    });
+    expect(waiting.status).toBe(202);
+    try {
+      const tools = useToolsStore();
+      await tools.load('fixture');
+      expect(tools.activeRun).toMatchObject({
+        toolName: 'elicit-twice',
+        state: 'elicitation',
+        executionId: waiting.body.executionId,
+        elicitation: { requestId: waiting.body.requestId, request: { message: 'First question' } },
+      });
+      await tools.respond({ action: 'accept', content: { answer: 'one' } });
+      expect(tools.activeRun?.elicitation?.request.message).toBe('Second question');
+      await tools.respond({ action: 'accept', content: { answer: 'two' } });
+      expect(textOf(tools.runs['elicit-twice']?.result)).toBe(
+        'first: accept {"answer":"one"}; second: accept {"answer":"two"}',
+      );
+    } finally {
+      await daemon.api('POST', '/api/mcp/tools/cancel', { executionId: waiting.body.executionId });
+    }
+  });
+
   it('says a server that answers tools/list with "Method not found" offers no tools, which is no error', async () => {
     const tools = useToolsStore();
     await tools.load('paged');
