@@ -10,6 +10,8 @@ const METHOD_OF_ERA: Record<ProtocolEra, HandshakeMethod> = {
   legacy: 'initialize',
 };
 
+const METHOD_NOT_FOUND = -32601;
+
 function isHandshakeMethod(method: string): method is HandshakeMethod {
   return method === 'server/discover' || method === 'initialize';
 }
@@ -23,6 +25,8 @@ function isHandshakeMethod(method: string): method is HandshakeMethod {
 export class HandshakeCapture {
   private readonly pending = new Map<string | number, HandshakeMethod>();
   private readonly results = new Map<HandshakeMethod, unknown>();
+  /** The era probe's error answer, when the server gave one (auto then falls back to initialize). */
+  private probeError?: { code: unknown; message: unknown };
 
   readonly observe = (direction: 'send' | 'receive', message: JSONRPCMessage): void => {
     if (direction === 'send') {
@@ -36,7 +40,24 @@ export class HandshakeCapture {
     if (!method) return;
     this.pending.delete(message.id);
     if ('result' in message) this.results.set(method, message.result);
+    // "Method not found" is how a legacy server says it has no server/discover: nothing to tell.
+    const error = 'error' in message ? (message.error as { code?: unknown; message?: unknown }) : undefined;
+    if (error && method === 'server/discover' && error.code !== METHOD_NOT_FOUND) {
+      this.probeError = { code: error.code, message: error.message };
+    }
   };
+
+  /**
+   * What the server answered the era probe, when that was an error: said beside a handshake that then
+   * failed, since a server that refuses `server/discover` may refuse everything (and say why there).
+   */
+  probeAnswer(secrets: string[]): string | undefined {
+    const error = this.probeError;
+    if (!error) return undefined;
+    const text = typeof error.message === 'string' ? error.message.slice(0, 300) : '';
+    const said = redactJson(`error ${String(error.code)}${text ? `: ${text}` : ''}`, secrets);
+    return `It answered the era probe (server/discover) with ${said}.`;
+  }
 
   /** The result of the request that settled `era`, secrets masked, kept whole only up to the limit. */
   handshake(era: ProtocolEra | undefined, secrets: string[]): ServerHandshake | undefined {

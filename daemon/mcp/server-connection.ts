@@ -776,8 +776,10 @@ export class ServerConnection {
       // Closing waited for a STDIO child to end, so its exit code and stderr are known by now.
       const stdio = inner instanceof StdioTransport ? inner : undefined;
       const explained = explainConnectError(error, this.config, this.deps.connectTimeoutMs, stdio);
+      // The server's own answer to the probe, when it refused it: often the reason it said nothing more.
+      const probe = capture?.probeAnswer(this.secrets);
       const failure = new UpstreamError(
-        redact(explained.message, this.secrets),
+        redact(probe ? `${explained.message} ${probe}` : explained.message, this.secrets),
         explained.code,
         explained.data,
       );

@@ -153,6 +153,16 @@ describe('failed connections say why', () => {
     expect(mcpError.code).toBe('CONNECT_TIMEOUT');
   });
 
+  it("adds the server's error answer to the era probe when the handshake then fails", async () => {
+    // It answers its first request (server/discover, era auto) with an error and then says nothing.
+    const refusing = fixtureStdio('failing-initialize-server.ts');
+    const { message, mcpError } = await failedConnect({ ...refusing, args: [...refusing.args!, 'error'] });
+    expect(mcpError.code).toBe('CONNECT_TIMEOUT');
+    expect(message).toMatch(
+      /^No answer to the MCP handshake within 0\.5 s: .* It answered the era probe \(server\/discover\) with error -32603: refusing to start\.$/,
+    );
+  });
+
   it('bounds the whole handshake by the connect time-out, the era probe with it', async () => {
     // Era auto asks server/discover first, with a time-out of its own, and initialize after it: each
     // once took the whole time-out, so a silent server failed after twice the time given.
