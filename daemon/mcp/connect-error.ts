@@ -189,6 +189,12 @@ export function explainConnectError(
       'CONNECTION_REFUSED',
     );
   }
+  if (/\bbad port\b/.test(text)) {
+    return new UpstreamError(
+      `The port of ${where} is one the HTTP client refuses to connect to (a "bad port" of the Fetch standard, such as 1, 25 or 6000): run the server on another port.`,
+      'BAD_PORT',
+    );
+  }
   if (/ENOTFOUND|EAI_AGAIN/.test(text)) {
     return new UpstreamError(`Host not found: ${where}`, 'HOST_NOT_FOUND');
   }

@@ -128,6 +128,12 @@ describe('failed connections say why', () => {
     expect(message).toContain(`127.0.0.1:${port}`);
   });
 
+  it('says the port is one fetch refuses, not that no protocol version was found', async () => {
+    const { message, mcpError } = await failedConnect({ transport: 'http', url: 'http://127.0.0.1:1/mcp' });
+    expect(mcpError.code).toBe('BAD_PORT');
+    expect(message).toContain('run the server on another port');
+  });
+
   it.each(['http', 'sse'] as const)(
     'explains an HTTP 401 as a need for authorization (%s)',
     async (transport) => {
