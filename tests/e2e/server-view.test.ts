@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
-import { startDaemonForExtension } from './support/daemon.ts';
+import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
 import { byTestId, saveScreenshot, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
@@ -64,5 +64,69 @@ describe('the Server view of each era', USER_FLOW, () => {
     expect(await panel.page.$(byTestId('client-capability-sampling-deprecated'))).toBeNull();
     expect(await panel.serverInfo.ping()).toMatch(/^answered in [\d.]+ ms$/);
     await saveScreenshot(panel.page, 'server-view-legacy', { theme: 'dark' });
+  });
+
+  it('keeps the keyboard on the control it pressed: log level, Ping, Disconnect and Connect, Remove', async () => {
+    const { page } = panel;
+    await panel.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
+    await panel.servers.connect('everything');
+    await panel.openTab('server');
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+    const level = byTestId('server-logging-level');
+    await page.waitForSelector(level);
+    await page.focus(level);
+    // Each arrow sends the next level; the select neither loses focus nor ignores the second press.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await vi.waitFor(async () => {
+      const record = (await daemon!.api('GET', '/api/mcp/servers/everything')).body;
+      expect(record.loggingLevel).toBe('info');
+    });
+    await page.waitForFunction(
+      (sel: string) => document.querySelector<HTMLSelectElement>(sel)?.value === 'info',
+      {},
+      level,
+    );
+    expect(await focused()).toBe('server-logging-level');
+
+    await page.focus(byTestId('server-ping'));
+    await page.keyboard.press('Enter');
+    await waitForText(page, byTestId('server-ping-result'), 'answered in');
+    expect(await focused()).toBe('server-ping');
+
+    await page.focus(`${byTestId('server-everything')} ${byTestId('server-disconnect')}`);
+    await page.keyboard.press('Enter');
+    await waitForText(
+      page,
+      `${byTestId('server-everything')} ${byTestId('server-status')}`,
+      'disconnected',
+      true,
+    );
+    expect(await focused()).toBe('server-connect');
+    await page.keyboard.press('Enter');
+    await waitForText(
+      page,
+      `${byTestId('server-everything')} ${byTestId('server-status')}`,
+      'connected',
+      true,
+    );
+    expect(await focused()).toBe('server-disconnect');
+
+    await page.focus(`${byTestId('server-everything')} ${byTestId('server-remove')}`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(byTestId('server-remove-keep'));
+    expect(await focused()).toBe('server-remove-keep');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector(`${byTestId('server-everything')} ${byTestId('server-remove')}`);
+    expect(await focused()).toBe('server-remove');
+
+    // The editor takes the keyboard when it opens and gives it back to its button when it closes.
+    await page.focus(`${byTestId('server-everything')} ${byTestId('server-edit')}`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(byTestId('server-editor'));
+    expect(await focused()).toBe('editor-mode-stdio');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector(byTestId('server-editor'), { hidden: true });
+    expect(await focused()).toBe('server-edit');
   });
 });
