@@ -20,6 +20,11 @@ export interface LogicalCall {
    * where the inspector shows the result anyway (server-connection.ts). Left unset at 2025-11-25.
    */
   sentResult: unknown;
+  /**
+   * The error code of the call's latest error response as the server sent it: the SDK rewrites some
+   * (a resource-not-found `-32002` becomes `-32602`), where the inspector reports the server's own.
+   */
+  sentErrorCode?: unknown;
 }
 
 const calls = new AsyncLocalStorage<LogicalCall>();

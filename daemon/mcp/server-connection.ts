@@ -11,9 +11,9 @@ import type { JsonObject, ListPage, LoggingLevel, ToolsListResponse } from '../.
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
 import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
-import { McpError, UpstreamError } from '../errors.ts';
+import { isMcpError, McpError, UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
-import { logicalCall, withinCall } from '../logs/logical-call.ts';
+import { type LogicalCall, logicalCall, withinCall } from '../logs/logical-call.ts';
 import { type OutputDirection, OutputLineBudget } from '../logs/output-budget.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { VERSION } from '../version.ts';
@@ -595,6 +595,7 @@ export class ServerConnection {
         options,
       );
     } catch (error) {
+      keepSentErrorCode(call, error);
       return passBrokenResult(call, error);
     }
   }
@@ -1083,4 +1084,15 @@ export class ServerConnection {
   private tellStatus(): void {
     if (!this.retired) this.deps.onStatus?.(this.record());
   }
+}
+
+/**
+ * The server's error as it sent it: the SDK maps some codes to others (a resource-not-found `-32002` to
+ * `-32602`), and the answer then contradicted the log. The error is the SDK's; only its code is set back.
+ */
+function keepSentErrorCode(call: LogicalCall, error: unknown): void {
+  const sent = call.sentErrorCode;
+  if (!isMcpError(error) || typeof sent !== 'number' || !Number.isSafeInteger(sent) || error.code === sent)
+    return;
+  Object.defineProperty(error, 'code', { value: sent, writable: true, enumerable: true, configurable: true });
 }

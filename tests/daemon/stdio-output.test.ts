@@ -185,6 +185,15 @@ describe('large messages from a STDIO server', () => {
     expect(textOf(allowed.body.result)).toBe('answered batch');
   });
 
+  it("reports a server's error code as it sent it, where the SDK maps -32002 to -32602", async () => {
+    const d = await startDaemon();
+    onTestFinished(() => d.close());
+    await d.api('PUT', '/api/mcp/servers/raw', { config: fixtureStdio('raw-server.ts') });
+    const read = await d.api('POST', '/api/mcp/resources/read', { serverId: 'raw', uri: 'demo://gone' });
+    expect(read.status).toBe(502);
+    expect(read.body.mcpError).toMatchObject({ code: -32002, data: { uri: 'demo://gone' } });
+  });
+
   it('carries on past a line on stdout that is not JSON-RPC, and reads a CRLF line that is', async () => {
     const d = await daemonWithOutputServer();
     const executed = await call(d, 'stdout-noise');

@@ -378,6 +378,7 @@ export class LoggingTransport implements Transport {
   }
 
   private deliver(message: JSONRPCMessage, extra?: MessageExtraInfo, round?: Round): void {
+    if (round && 'error' in message) round.call.sentErrorCode = (message.error as { code?: unknown }).code;
     if (this.isModern) {
       // What the server sent, kept before the SDK checks it against the 2026-07-28 schema (logical-call.ts).
       if (round) round.call.sentResult = 'result' in message ? message.result : undefined;
