@@ -82,8 +82,14 @@ function stdioProblems(config: Extract<ServerConfig, { transport: 'stdio' }>): P
 
 /** An HTTP header name: a token (RFC 9110 section 5.6.2). */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Header values the HTTP client refuses: control characters other than tab, or beyond Latin-1. */
-const BAD_HEADER_VALUE = /[\0-\x08\x0a-\x1f\x7f\u0100-\uffff]/;
+/** A header value the HTTP client refuses: a control character other than tab, or one beyond Latin-1. */
+function badHeaderValue(value: string): boolean {
+  for (const char of value) {
+    const code = char.codePointAt(0) ?? 0;
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff) return true;
+  }
+  return false;
+}
 /** Headers the HTTP client sets itself or refuses to send. */
 const CLIENT_HEADERS = new Set([
   'content-length',
@@ -106,7 +112,7 @@ function headerProblems(headers: Record<string, string> | undefined): Problem[] 
       });
     } else if (CLIENT_HEADERS.has(name.toLowerCase())) {
       problems.push({ path, message: 'is set by the HTTP client itself and cannot be given' });
-    } else if (BAD_HEADER_VALUE.test(value)) {
+    } else if (badHeaderValue(value)) {
       problems.push({
         path,
         message: 'holds a character no HTTP header value may (a line break or another control character)',
