@@ -91,6 +91,15 @@ export const samplingAnswerSchema = {
   },
 } as const;
 
+/**
+ * The person's answer to a form `elicitation/create`: MCP's ElicitResult content, each value a string,
+ * a number, a boolean or a list of strings. Nothing else can reach the server (the SDK refuses it).
+ */
+export const elicitationAnswerSchema = {
+  type: 'object',
+  additionalProperties: { type: ['string', 'number', 'boolean', 'array'], items: { type: 'string' } },
+} as const;
+
 export const cancelRequestSchema = {
   type: 'object',
   required: ['executionId'],

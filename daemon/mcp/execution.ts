@@ -11,7 +11,7 @@ import type {
   TaskParams,
   UrlElicitationRetry,
 } from '../../shared/api.ts';
-import { samplingAnswerSchema } from '../../shared/schemas.ts';
+import { elicitationAnswerSchema, samplingAnswerSchema } from '../../shared/schemas.ts';
 import { DaemonError, quotedName, UpstreamError } from '../errors.ts';
 import { invalidRequest, problemsOf } from '../http/validate.ts';
 import type { LiveEvent } from '../live/live-events.ts';
@@ -498,9 +498,16 @@ export class ExecutionManager {
         `No pending elicitation has requestId ${quotedName(requestId)}`,
       );
     }
-    if (pending.kind === 'sampling' && response.action === 'accept') {
-      // The reply goes to the server as its CreateMessageResult: it must be one. The request stays open.
-      const problems = problemsOf(samplingAnswerSchema, response.content ?? {});
+    if (response.action === 'accept') {
+      // The reply goes to the server as its CreateMessageResult, or as an ElicitResult's content: it must
+      // be one (a form's values may still break the server's schema, to test how the server takes that).
+      // Refused, the request stays open for a better answer.
+      const problems =
+        pending.kind === 'sampling'
+          ? problemsOf(samplingAnswerSchema, response.content ?? {})
+          : response.content === undefined
+            ? []
+            : problemsOf(elicitationAnswerSchema, response.content);
       if (problems.length) {
         throw invalidRequest(problems.map((p) => ({ ...p, path: `response.content.${p.path}` })));
       }

@@ -199,6 +199,27 @@ describe('respond', () => {
     expect(wrong.body.error).toContain('response.action: must be one of accept, decline, cancel');
     expect(wrong.body.error).toContain('response.content: must be object');
   });
+
+  it('answers 400 to form content no ElicitResult can carry, and keeps the question open', async () => {
+    const d = await startWithServers();
+    const asked = await execute(d, 'fixture', 'elicit-twice');
+    expect(asked.status).toBe(202);
+    const nested = await respond(d, asked.body.requestId, {
+      action: 'accept',
+      content: { answer: { nested: 1 }, list: [1, 2] },
+    });
+    expect(nested.status).toBe(400);
+    expect(nested.body.problems).toEqual([
+      { path: 'response.content.answer', message: 'must be string,number,boolean,array' },
+      { path: 'response.content.list.0', message: 'must be string' },
+      { path: 'response.content.list.1', message: 'must be string' },
+    ]);
+    // Still asked: a value of the wrong type for the server's schema goes, to see what the server does.
+    const typed = await respond(d, asked.body.requestId, { action: 'accept', content: { answer: 42 } });
+    expect(typed.status).toBe(202);
+    expect(typed.body.request.message).toBe('Second question');
+    await d.api('POST', '/api/mcp/tools/cancel', { executionId: asked.body.executionId });
+  });
 });
 
 describe('elicitation time-out', () => {
