@@ -70,6 +70,29 @@ describe('ToolsView', () => {
     expect(wrapper.get('[data-testid="tool-title"]').text()).toBe('add');
   });
 
+  it('says where a loaded saved request no longer fits the tool, and forgets it with the next tool', async () => {
+    const changed: Tool = {
+      name: 'changed',
+      inputSchema: {
+        type: 'object',
+        properties: { x: { type: 'integer' }, y: { enum: ['a', 'b'] } },
+        required: ['y'],
+      },
+    };
+    const { wrapper } = await mountWith([changed, tool('echo', 'Echoes')], 'echo');
+    const saved = wrapper.findComponent({ name: 'SavedRequests' });
+    saved.vm.$emit('load', { toolName: 'changed', parameters: { x: 'hello', old: 'legacy' } });
+    await flushPromises();
+    const note = wrapper.get('[data-testid="saved-misfits"]');
+    expect(note.findAll('li').map((li) => li.text())).toEqual([
+      'x: Must be a number',
+      'y: Required',
+      'old: not in the inputSchema (sent as saved)',
+    ]);
+    await wrapper.get('[data-testid="tool-echo"]').trigger('click');
+    expect(wrapper.find('[data-testid="saved-misfits"]').exists()).toBe(false);
+  });
+
   it('runs nothing while a JSON box cannot be read, and takes the user there', async () => {
     const { wrapper, store } = await mountView();
     await wrapper.get('[data-testid="mode-json"]').trigger('click');
