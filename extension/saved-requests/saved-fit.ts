@@ -5,7 +5,10 @@
  */
 import { type JsonSchema, validateValue } from '../forms/forms';
 
-/** Each way the saved parameters break the tool's inputSchema now, as `path: problem`; none when they fit. */
+/**
+ * Each way a saved request, as loaded into the tool's form, breaks the tool's inputSchema now, as
+ * `path: problem`; none when it fits. The form's value is checked as it will be sent.
+ */
 export function savedRequestMisfits(
   schema: JsonSchema | undefined,
   parameters: Record<string, unknown>,

@@ -86,7 +86,6 @@ describe('ToolsView', () => {
     const note = wrapper.get('[data-testid="saved-misfits"]');
     expect(note.findAll('li').map((li) => li.text())).toEqual([
       'x: Must be a number',
-      'y: Required',
       'old: not in the inputSchema (sent as saved)',
     ]);
     await wrapper.get('[data-testid="tool-echo"]').trigger('click');
