@@ -183,6 +183,29 @@ describe('SavedRequests', () => {
     expect(wrapper.text()).toContain('No saved request matches “zzz”');
   });
 
+  it('shows the first 200 of 1,000 saved requests, says how many more, and finds the others by filter', async () => {
+    const at = (i: number): string => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    const many = Array.from({ length: 1000 }, (_, i) => ({
+      id: `r${i}`,
+      title: `Request ${i}`,
+      description: '',
+      toolName: 'echo',
+      parameters: { message: `m${i}` },
+      favorite: false,
+      createdAt: at(i),
+      updatedAt: at(i),
+    }));
+    await platform.store.set('savedRequests:everything', many);
+    const wrapper = await mountView();
+    expect(wrapper.findAll('[data-testid="saved-item"]')).toHaveLength(200);
+    // The most recently updated first.
+    expect(titles(wrapper)[0]).toBe('Request 999');
+    expect(wrapper.get('[data-testid="saved-more"]').text()).toContain('800 more');
+    await wrapper.get('[data-testid="saved-filter"]').setValue('Request 7');
+    expect(titles(wrapper)).toContain('Request 7');
+    expect(wrapper.find('[data-testid="saved-more"]').exists()).toBe(false);
+  });
+
   it('keeps each server its own list when serverId changes', async () => {
     const wrapper = await mountView({ serverId: 'alpha' });
     await saveRequest(wrapper, 'Alpha request');
