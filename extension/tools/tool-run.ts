@@ -25,6 +25,8 @@ export interface Run {
   error?: string;
   /** The latest progress notification of this call, from the live channel. */
   progress?: { progress: number; total?: number; message?: string };
+  /** The daemon could not be reached at all (it stopped, or moved): the caller checks its health. */
+  unreachable?: boolean;
   /** Set on a 409: the call that holds the daemon's lock. */
   blockedBy?: { id: string; serverId: string; toolName: string };
   /** Asks the daemon to run the tool as an MCP task (`task` of execute). */
@@ -73,6 +75,9 @@ export function failRun(target: Run, error: unknown): void {
     target.blockedBy = error.body.activeExecution;
     const { toolName, serverId } = error.body.activeExecution;
     target.error = `Another tool call is running: "${toolName}" on ${serverId}. The daemon runs one call at a time; wait for it or cancel it.`;
+  } else if (error instanceof DaemonError && error.unreachable) {
+    target.unreachable = true;
+    target.error = error.message;
   } else if (error instanceof DaemonError && error.status === 504) {
     target.error = `Timed out: ${error.message}`;
   } else {

@@ -124,4 +124,22 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     await panel.servers.waitFor('everything');
     await panel.close();
   });
+
+  it('says the daemon is gone once a run finds it gone, and runs again after Retry', async () => {
+    const { port } = new URL(daemon.url);
+    const { token } = daemon;
+    await daemon.close();
+    await popup.selectTool('echo');
+    await popup.run();
+    expect(await waitForText(popup.page, byTestId('popup-problem'), 'No daemon answers')).toContain(
+      daemon.url,
+    );
+    expect(await popup.page.$(byTestId('popup-daemon'))).toBeNull();
+    await popup.screenshot('popup-daemon-gone');
+
+    // Back on the same port with the same token: Retry finds it.
+    daemon = await startDaemonForExtension({ token, port: Number(port) });
+    await popup.page.locator(byTestId('popup-retry')).click();
+    expect(await popup.daemonStatus()).toContain(daemon.url);
+  });
 });
