@@ -154,10 +154,11 @@ export const useToolsStore = defineStore('tools', () => {
       if (serverId.value !== id) return;
       tools.value = listed.tools as Tool[];
       listProblem.value = listProblemOf(listed);
-      if (wanted?.serverId === id && tools.value.some((t) => t.name === wanted?.name)) select(wanted.name);
-      if (wanted?.serverId === id) wanted = null;
       // A tool selected before the server was left that it no longer lists.
       if (selectedName.value && !selected.value) selectedName.value = null;
+      // A link's tool, listed or not: one the server does not list is said so (the view's missing pane).
+      if (wanted?.serverId === id) select(wanted.name);
+      if (wanted?.serverId === id) wanted = null;
       if (!selectedName.value && tools.value[0]) select(tools.value[0].name);
       await resumeWaiting(id);
     } catch (error) {

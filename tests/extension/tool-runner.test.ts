@@ -187,4 +187,15 @@ describe('the panel stores', () => {
     await tools.load('everything');
     expect(tools.selectedName).toBe('get-sum');
   });
+
+  it('follows a deep link to a tool the server does not list to that name, not to its first tool', async () => {
+    const navigation = useNavigationStore();
+    navigation.follow({ server: 'everything', tool: 'no-such-tool', resource: undefined });
+    await useServersStore().refresh();
+    const tools = useToolsStore();
+    await tools.load('everything');
+    // The Tools view then says the server lists no tool of that name (its missing-tool pane).
+    expect(tools.selectedName).toBe('no-such-tool');
+    expect(tools.selected).toBeNull();
+  });
 });
