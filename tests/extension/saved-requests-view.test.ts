@@ -114,6 +114,11 @@ describe('SavedRequests', () => {
     expect(document.activeElement?.getAttribute('data-testid')).toBe('saved-rename');
 
     await wrapper.get('[data-testid="saved-rename"]').trigger('click');
+    // A blank title is refused, saying so, and the field stays open.
+    await wrapper.get('[data-testid="saved-rename-title"]').setValue('   ');
+    await wrapper.get('[data-testid="saved-rename-title"]').trigger('keydown', { key: 'Enter' });
+    expect(wrapper.get('[data-testid="saved-problem"]').text()).toContain('A saved request needs a title');
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('saved-rename-title');
     await wrapper.get('[data-testid="saved-rename-title"]').setValue('New title');
     await wrapper.get('[data-testid="saved-rename-description"]').setValue('new description');
     await wrapper.get('[data-testid="saved-rename-title"]').trigger('keydown', { key: 'Enter' });
