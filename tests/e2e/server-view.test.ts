@@ -78,10 +78,14 @@ describe('the Server view of each era', USER_FLOW, () => {
     // Each arrow sends the next level; the select neither loses focus nor ignores the second press.
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
-    await vi.waitFor(async () => {
-      const record = (await daemon!.api('GET', '/api/mcp/servers/everything')).body;
-      expect(record.loggingLevel).toBe('info');
-    });
+    // The two levels go one after the other, each a round trip to the server.
+    await vi.waitFor(
+      async () => {
+        const record = (await daemon!.api('GET', '/api/mcp/servers/everything')).body;
+        expect(record.loggingLevel).toBe('info');
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     await page.waitForFunction(
       (sel: string) => document.querySelector<HTMLSelectElement>(sel)?.value === 'info',
       {},
