@@ -455,7 +455,7 @@ describe('WidgetHost', () => {
     await h.host.receive({ type: 'openai:openExternal', href: 'https://example.com/docs' });
     await h.host.receive({ type: 'openai:openExternal', href: 'javascript:alert(1)' });
     expect(h.opened).toEqual(['https://example.com/docs']);
-    expect(h.traffic[0]).not.toHaveProperty('note');
+    expect(h.traffic[0]).toMatchObject({ note: 'opened: in a new tab, as the user chose' });
     expect(h.traffic[1]).toMatchObject({ note: 'refused: only http and https links open' });
   });
 
@@ -565,7 +565,7 @@ describe('RpcTraffic', () => {
     expect(entries.some((e) => e.note !== undefined || e.ignored)).toBe(false);
   });
 
-  it('notes errors, refused links and tool errors', () => {
+  it('notes errors, links opened or not, and tool errors', () => {
     const log = traffic();
     log.entry('in', { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: {} });
     expect(
@@ -574,7 +574,17 @@ describe('RpcTraffic', () => {
     log.entry('in', { jsonrpc: '2.0', id: 'b', method: 'ui/open-link', params: { url: 'javascript:1' } });
     expect(log.entry('out', { jsonrpc: '2.0', id: 'b', result: { isError: true } })).toMatchObject({
       type: 'ui/open-link:result',
-      note: 'refused: not opened (only http and https links open, and only when the user clicks Open)',
+      note: 'not opened: dismissed by the user, or not an http or https link',
+    });
+    log.entry('in', {
+      jsonrpc: '2.0',
+      id: 'd',
+      method: 'ui/open-link',
+      params: { url: 'https://a.example' },
+    });
+    expect(log.entry('out', { jsonrpc: '2.0', id: 'd', result: {} })).toMatchObject({
+      type: 'ui/open-link:result',
+      note: 'opened: in a new tab, as the user chose',
     });
     log.entry('in', { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: {} });
     expect(

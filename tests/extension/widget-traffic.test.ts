@@ -88,6 +88,27 @@ describe('WidgetTraffic', () => {
     expect(wrapper.findAll('img')).toHaveLength(0);
   });
 
+  it('lists a message recorded when the user answered it at the time it was asked', () => {
+    const late: TrafficEntry = {
+      seq: 5,
+      at: AT + 1,
+      direction: 'in',
+      type: 'openai:openExternal',
+      data: { type: 'openai:openExternal', href: 'https://example.com/docs' },
+      note: 'dismissed: the user did not open it',
+    };
+    const wrapper = mount(WidgetTraffic, { props: { entries: [...ENTRIES, late] } });
+    const rows = wrapper.findAll('[data-testid="widget-message"]');
+    expect(rows.map((r) => r.get('time').text())).toEqual([
+      '03:04:05.067',
+      '03:04:05.068',
+      '03:04:05.072',
+      '03:04:05.076',
+      '03:04:05.079',
+    ]);
+    expect(rows[1]!.get('[data-testid="widget-message-note"]').text()).toBe('dismissed');
+  });
+
   it('writes a message only while its row is open, and a large one only in part until Show all', async () => {
     const big = { type: 'ui/notifications/tool-result', blob: 'x'.repeat(TEXT_LIMIT * 3) };
     const entries: TrafficEntry[] = Array.from({ length: 500 }, (_, i) => ({

@@ -302,7 +302,7 @@ export interface WidgetHostActions {
 
 /** The traffic view's note on a link the widget asked for, by what became of it. */
 const LINK_NOTES: Record<LinkAnswer, string | undefined> = {
-  opened: undefined,
+  opened: 'opened: in a new tab, as the user chose',
   dismissed: 'dismissed: the user did not open it',
   busy: 'refused: another link the widget asked for waits for the user',
 };
@@ -510,10 +510,13 @@ export class RpcTraffic {
       return { ...base, type: `${method}:error`, note: `error: ${text}` };
     }
     const refused = isPlainObject(message.result) && message.result.isError === true;
-    if (!refused) return { ...base, type: `${method}:result` };
+    if (!refused) {
+      const opened = method === 'ui/open-link' ? { note: 'opened: in a new tab, as the user chose' } : {};
+      return { ...base, type: `${method}:result`, ...opened };
+    }
     const note =
       method === 'ui/open-link'
-        ? 'refused: not opened (only http and https links open, and only when the user clicks Open)'
+        ? 'not opened: dismissed by the user, or not an http or https link'
         : 'error: the result is marked isError';
     return { ...base, type: `${method}:result`, note };
   }
