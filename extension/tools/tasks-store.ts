@@ -187,17 +187,22 @@ export const useTasksStore = defineStore('tasks', () => {
     viewed.value = { taskId, run: newRun(id, `task ${taskId}`, {}) };
     // The reactive proxy, so updates after the await reach the view.
     const run = viewed.value.run;
+    // The result shows the task's own time, by the server's clock, not how long fetching it took: from
+    // the task as listed, in the same turn as the result (no other time shows first), then as refreshed.
+    const ownTime = (): void => {
+      const task = tasks.value.find((t) => t.taskId === taskId);
+      const span = task && isTerminal(task) ? taskSpan(task) : undefined;
+      if (span && viewed.value?.run === run) Object.assign(run, span);
+    };
     try {
       settleRun(run, await requireClient().taskResult(id, taskId));
+      ownTime();
     } catch (failure) {
       failRun(run, failure);
     }
     if (serverId.value !== id) return;
     await refresh();
-    // The result shows the task's own time, by the server's clock, not how long fetching it took.
-    const task = tasks.value.find((t) => t.taskId === taskId);
-    const span = task && isTerminal(task) ? taskSpan(task) : undefined;
-    if (span && viewed.value?.run === run) Object.assign(run, span);
+    ownTime();
   }
 
   async function respond(response: ElicitationResponse): Promise<void> {
