@@ -354,4 +354,28 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
       timeout: 5_000,
     });
   });
+
+  it('brings a row opened by keyboard at the foot of the log into view, its message with it', async () => {
+    const { page } = panel;
+    await page.setViewport({ width: 1280, height: 500 });
+    await page.focus(`${byTestId('log-row')}[tabindex="0"]`);
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    // The opened row is in the log's view: whole when it fits, else from its top.
+    const placed = () =>
+      page.evaluate(() => {
+        const row = document
+          .querySelector('[data-testid="log-row"][aria-expanded="true"]')!
+          .getBoundingClientRect();
+        const view = document.querySelector('[data-testid="log-scroller"]')!.getBoundingClientRect();
+        const fits = row.height <= view.height;
+        return fits
+          ? row.top >= view.top - 1 && row.bottom <= view.bottom + 1
+          : Math.abs(row.top - view.top) <= 1;
+      });
+    await vi.waitFor(async () => expect(await placed()).toBe(true), { timeout: 5_000 });
+    await panel.screenshot('logs-row-opened-at-foot');
+    await page.setViewport({ width: 1280, height: 800 });
+  });
 });
