@@ -112,6 +112,20 @@ const STDIO_PROBE_TIMEOUT_MS = 10_000;
 /** How long a server whose stream broke has to answer a ping before the broken stream is all we know. */
 const PROBE_TIMEOUT_MS = 10_000;
 
+/** How long a failed connect waits for a remote transport to close before it reports the failure. */
+const REMOTE_CLOSE_WAIT_MS = 2_000;
+const closeWait = (): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, REMOTE_CLOSE_WAIT_MS).unref());
+
+/** Rejects once a connect attempt is ended (its time-out, a disconnect or a removal). */
+function attemptEnded(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    const end = (): void => reject(new Error('connect ended'));
+    if (signal.aborted) end();
+    else signal.addEventListener('abort', end, { once: true });
+  });
+}
+
 /** Why a client's connection ended: what its pending requests are rejected with. */
 interface CloseReason {
   message: string;
@@ -750,11 +764,22 @@ export class ServerConnection {
         },
         this.divertNotification,
       );
-      await client.connect(transport, { timeout: this.deps.connectTimeoutMs });
+      const connecting = client.connect(transport, { timeout: this.deps.connectTimeoutMs });
+      if (inner instanceof StdioTransport) await connecting;
+      else {
+        // Closing a remote transport does not end every wait: an SSE client still waiting for its
+        // stream's first event never settles. The attempt's end is raced, so no connect outlives its
+        // deadline. (Closing a STDIO transport ends the child, and with it the wait, exit code known.)
+        connecting.catch(() => {});
+        await Promise.race([connecting, attemptEnded(attempt.signal)]);
+      }
       // Ended just as the handshake finished: the transport is closing.
       if (attempt.signal.aborted) throw new Error('connect ended');
     } catch (caught) {
-      await client.close().catch(() => {});
+      // A STDIO child is waited for (its exit code and stderr explain the failure); a remote transport
+      // that never started may never finish closing either, so it gets a bounded wait.
+      const closing = client.close().catch(() => {});
+      await (inner instanceof StdioTransport ? closing : Promise.race([closing, closeWait()]));
       const { SdkError, SdkErrorCode } = sdk();
       const ended = attempt.signal.reason as 'disconnect' | 'timeout' | undefined;
       if (ended === 'disconnect') {

@@ -1,6 +1,7 @@
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -150,6 +151,31 @@ describe('failed connections say why', () => {
     expect(message).toContain('404');
     expect(message).toContain('/wrong/path');
     expect(message).toMatch(/check the URL/);
+  });
+
+  it('ends the connect of an SSE server that never answers its stream at the time-out, and a remove at once', async () => {
+    // Takes every request and answers none: the SSE client waits for its stream's first event.
+    const sockets = new Set<Socket>();
+    const mute = createServer(() => {});
+    mute.on('connection', (socket) => sockets.add(socket));
+    mute.listen(0, '127.0.0.1');
+    await once(mute, 'listening');
+    onTestFinished(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => mute.close(() => resolve()));
+    });
+    const url = `http://127.0.0.1:${(mute.address() as AddressInfo).port}/sse`;
+    const { mcpError } = await failedConnect({ transport: 'sse', url });
+    expect(mcpError.code).toBe('CONNECT_TIMEOUT');
+
+    await d.api('PUT', '/api/mcp/servers/mute', { config: { transport: 'sse', url } });
+    const connecting = d.api('POST', '/api/mcp/servers/mute/connect');
+    await vi.waitFor(async () =>
+      expect((await d.api('GET', '/api/mcp/servers/mute')).body.status).toBe('connecting'),
+    );
+    const removed = await d.api('DELETE', '/api/mcp/servers/mute');
+    expect(removed.status).toBe(200);
+    expect((await connecting).status).toBe(502);
   });
 
   it('says when the server gave no answer within the connect time-out', async () => {
