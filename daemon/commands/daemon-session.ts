@@ -120,13 +120,17 @@ export async function openDaemon(
     throw error;
   }
   let running: string | undefined;
+  /** The tool of the call sent and not yet answered: an interruption cancels it (close below). */
+  let calling: string | undefined;
 
   async function callTool(name: string, args: JsonObject): Promise<ToolCallOutcome> {
-    let outcome: ExecutionOutcome = await api.call(
-      'POST /tools/execute',
-      {},
-      { serverId, toolName: name, parameters: args },
-    );
+    calling = name;
+    let outcome: ExecutionOutcome;
+    try {
+      outcome = await api.call('POST /tools/execute', {}, { serverId, toolName: name, parameters: args });
+    } finally {
+      calling = undefined;
+    }
     try {
       while (outcome.status === 'elicitation_required') {
         running = outcome.executionId;
@@ -156,9 +160,17 @@ export async function openDaemon(
     getPrompt: async (name, args) =>
       (await api.call('POST /prompts/get', {}, { serverId, name, ...(Object.keys(args).length && { args }) }))
         .content,
-    // An interrupted call waiting on an elicitation would hold the daemon's lock: it is cancelled.
+    // An interrupted call would hold the daemon's lock until it ends: it is cancelled. Its id is known
+    // once it waits on an elicitation; before its first answer, it is the daemon's active call of this
+    // server and tool (the daemon runs one call at a time).
     close: async () => {
-      if (running) await api.call('POST /tools/cancel', {}, { executionId: running }).catch(() => {});
+      let id = running;
+      if (!id && calling) {
+        const active = await api.call('GET /tools/active', {}).catch(() => undefined);
+        const call = active?.activeExecution;
+        if (call && call.serverId === serverId && call.toolName === calling) id = call.id;
+      }
+      if (id) await api.call('POST /tools/cancel', {}, { executionId: id }).catch(() => {});
     },
   };
 }

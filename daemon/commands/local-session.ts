@@ -11,7 +11,7 @@ import { ServerConnection } from '../mcp/server-connection.ts';
 import type { StoredServer } from '../servers/registry-file.ts';
 import type { Answerer } from './answers.ts';
 import { classify, CommandError, connectionError } from './failure.ts';
-import type { Session } from './session.ts';
+import { closeOnInterrupt, type Session } from './session.ts';
 
 export interface LocalOptions {
   answerer: Answerer;
@@ -53,11 +53,15 @@ export async function openLocal(server: StoredServer, options: LocalOptions): Pr
       throw new CommandError(redact(failure.message, secrets), failure.exitCode);
     }
   };
+  // Ctrl+C while the server starts stops it too (session.ts), not only once the session is open.
+  const release = closeOnInterrupt(() => connection.disconnect());
   try {
     await connection.ensureConnected();
   } catch (error) {
     await connection.disconnect();
     throw connectionError(`cannot connect to ${options.label}: ${redact((error as Error).message, secrets)}`);
+  } finally {
+    release();
   }
   const listAll = (method: string, key: string) =>
     safely(async () => (await connection.listAll(method, key)).items);

@@ -25,7 +25,8 @@ export interface Session {
   close(): Promise<void>;
 }
 
-const open = new Set<Session>();
+/** What an interruption must close: the sessions open, and the connections being opened. */
+const closers = new Set<() => Promise<void>>();
 let handling = false;
 let interruptedBy: NodeJS.Signals | undefined;
 
@@ -33,12 +34,13 @@ let interruptedBy: NodeJS.Signals | undefined;
 export const interruption = (): NodeJS.Signals | undefined => interruptedBy;
 
 /**
- * Keeps a session to be closed if the command is interrupted: Ctrl+C (or SIGTERM) stops the STDIO
- * server the command started (it runs in its own process group, so the terminal's signal does not
- * reach it) before the command exits.
+ * Has `close` run if the command is interrupted (Ctrl+C or SIGTERM) before the returned function is
+ * called: a STDIO server the command started runs in its own process group, so the terminal's signal
+ * does not reach it, and it is stopped before the command exits. Held from before the connection
+ * starts, so a server still starting (a slow `npx` download) is stopped too.
  */
-export function track(session: Session): Session {
-  open.add(session);
+export function closeOnInterrupt(close: () => Promise<void>): () => void {
+  closers.add(close);
   if (!handling) {
     handling = true;
     const stop = (signal: NodeJS.Signals, code: number) => {
@@ -46,7 +48,7 @@ export function track(session: Session): Session {
         interruptedBy = signal;
         // The calls the close ended report their failure first (a chain of promise callbacks, all run
         // before the next turn of the event loop), then the command exits.
-        void Promise.allSettled([...open].map((s) => s.close())).then(() =>
+        void Promise.allSettled([...closers].map((closing) => closing())).then(() =>
           setImmediate(() => process.exit(code)),
         );
       });
@@ -54,11 +56,17 @@ export function track(session: Session): Session {
     stop('SIGINT', 130);
     stop('SIGTERM', 143);
   }
+  return () => closers.delete(close);
+}
+
+/** Keeps a session to be closed if the command is interrupted (closeOnInterrupt). */
+export function track(session: Session): Session {
+  const release = closeOnInterrupt(() => session.close());
   // Sessions are plain objects of functions: the copy keeps them and wraps close.
   return {
     ...session,
     close: async () => {
-      open.delete(session);
+      release();
       await session.close();
     },
   };

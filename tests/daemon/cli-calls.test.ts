@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   DAEMON_COMMAND,
   EVERYTHING,
@@ -401,6 +401,24 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
     const failures = stderr.split('\n').filter((line) => line.startsWith('inspector-daemon'));
     expect(failures).toEqual(['inspector-daemon tools: interrupted (SIGINT)']);
   });
+
+  it('stops the STDIO server on Ctrl+C while it is still starting', async () => {
+    // It never answers the handshake: the command is still connecting when the signal comes.
+    const child = start(['tools', 'list', '--stdio', fixtureStdioLine('silent-server.ts'), '--cwd', ROOT]);
+    onTestFinished(() => stopProcess(child));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const server = await vi.waitFor(
+      () => {
+        const found = childrenOf(child.pid ?? 0).find((c) => c.cmdline.includes('silent-server'));
+        expect(found).toBeDefined();
+        return found!;
+      },
+      { timeout: WAIT_MS, interval: 50 },
+    );
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    await vi.waitFor(() => expect(isAlive(server.pid)).toBe(false), { timeout: 5_000, interval: 50 });
+  });
 });
 
 describe('the server registry and --config', { timeout: 120_000 }, () => {
@@ -572,6 +590,28 @@ describe('scripted calls through a running daemon', { timeout: 120_000 }, () => 
     expect(run.code).toBe(0);
     expect(texts(json(run))).toContain('Name: Grace Hopper');
     expect(run.stderr).toMatch(/answered accept with name/);
+  });
+
+  it('cancels its call in the daemon on Ctrl+C, so the next call is not refused as busy', async () => {
+    const token = (await readFile(join(dataDir, 'token'), 'utf8')).trim();
+    const active = async () =>
+      (
+        (await (
+          await fetch(`${url}/api/mcp/tools/active`, { headers: { 'X-Inspector-Token': token } })
+        ).json()) as { activeExecution: { toolName: string } | null }
+      ).activeExecution;
+    const child = start(['tools', 'call', 'slow', '--args', '{"ms":60000}', '--server', 'fixture', ...at()]);
+    onTestFinished(() => stopProcess(child));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await vi.waitFor(async () => expect((await active())?.toolName).toBe('slow'), {
+      timeout: WAIT_MS,
+      interval: 50,
+    });
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    await vi.waitFor(async () => expect(await active()).toBeNull(), { timeout: 5_000, interval: 50 });
+    const next = await inspector(['tools', 'call', 'ping', '--server', 'fixture', ...at()]);
+    expect(next.code).toBe(0);
   });
 
   it('exits 2 for a server the daemon does not have, 3 for a refused token or no daemon', async () => {
