@@ -4,6 +4,7 @@
  * `run(args, env): Promise<number>` and answers the process's exit code (see exit-codes.ts).
  */
 import { EXIT } from './exit-codes.ts';
+import { endWhenOutputCloses } from './session.ts';
 
 type CommandModule = { run(args: string[], env: NodeJS.ProcessEnv): Promise<number> };
 
@@ -35,5 +36,6 @@ export async function runCommand(name: string, args: string[], env: NodeJS.Proce
     console.error(`inspector-daemon: unknown command "${name}" (see --help)`);
     return EXIT.usage;
   }
+  endWhenOutputCloses();
   return (await command.load()).run(args, env);
 }

@@ -46,17 +46,35 @@ export function closeOnInterrupt(close: () => Promise<void>): () => void {
     const stop = (signal: NodeJS.Signals, code: number) => {
       process.on(signal, () => {
         interruptedBy = signal;
-        // The calls the close ended report their failure first (a chain of promise callbacks, all run
-        // before the next turn of the event loop), then the command exits.
-        void Promise.allSettled([...closers].map((closing) => closing())).then(() =>
-          setImmediate(() => process.exit(code)),
-        );
+        end(code);
       });
     };
     stop('SIGINT', 130);
     stop('SIGTERM', 143);
   }
   return () => closers.delete(close);
+}
+
+/** Closes what is open (a STDIO server the command started), then exits with `code`. */
+function end(code: number): void {
+  // The calls the close ended report their failure first (a chain of promise callbacks, all run before
+  // the next turn of the event loop), then the command exits.
+  void Promise.allSettled([...closers].map((closing) => closing())).then(() =>
+    setImmediate(() => process.exit(code)),
+  );
+}
+
+/**
+ * A reader of the command's output that stops reading (`| head -1`, `| true`) ends the command quietly,
+ * as it ends any command-line tool: what is open is closed, and the exit code is the one so far.
+ */
+export function endWhenOutputCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE')
+      process.stderr.write(`inspector-daemon: cannot write the output: ${error.message}\n`);
+    const code = typeof process.exitCode === 'number' ? process.exitCode : 0;
+    end(error.code === 'EPIPE' ? code : 1);
+  });
 }
 
 /** Keeps a session to be closed if the command is interrupted (closeOnInterrupt). */

@@ -402,6 +402,19 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
     expect(failures).toEqual(['inspector-daemon tools: interrupted (SIGINT)']);
   });
 
+  it('ends quietly when the reader of its output has gone (| true), with no stack trace', async () => {
+    const child = start(['tools', 'list', ...EVERYTHING_ARGS]);
+    onTestFinished(() => stopProcess(child));
+    // The reader closes before anything is written: every write fails with EPIPE.
+    child.stdout?.destroy();
+    let stderr = '';
+    child.stderr?.on('data', (text: string) => (stderr += text));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(childrenOf(child.pid ?? 0)).toEqual([]);
+  });
+
   it('stops the STDIO server on Ctrl+C while it is still starting', async () => {
     // It never answers the handshake: the command is still connecting when the signal comes.
     const child = start(['tools', 'list', '--stdio', fixtureStdioLine('silent-server.ts'), '--cwd', ROOT]);
