@@ -110,7 +110,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       mode: desktopMode ?? (env.NODE_ENV === 'development' ? 'development' : 'production'),
       dataDir: values['data-dir'] ?? env.INSPECTOR_DATA_DIR ?? defaultDataDir(env),
       token: token === '' ? undefined : token,
-      allowedHosts: values['allowed-host'] ?? [],
+      allowedHosts: (values['allowed-host'] ?? []).map(checkAllowedHost),
       configFile,
       ...(maxMessageBytes !== undefined && { maxMessageBytes }),
       ...(logBufferBytes !== undefined && { logBufferBytes }),
@@ -223,6 +223,10 @@ function parseProblem(error: Error & { code?: string }): string {
   return error.message.split('\n')[0] ?? 'bad arguments';
 }
 
+/** A DNS host name: labels of letters, digits and hyphens. */
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
 /**
  * The address to bind, as given (IPv6 without brackets): an IP address or a host name; `source` is
  * where it came from (`--host` or `HOST`). A URL or an address with a port is refused here, a name
@@ -231,12 +235,23 @@ function parseProblem(error: Error & { code?: string }): string {
 function checkHost(value: string, source: string): string {
   const host = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
   if (isIP(host)) return host;
-  const name =
-    /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
-  if (name.test(host)) return host;
+  if (HOST_NAME.test(host)) return host;
   const hint = /^[a-z]+:\/\/|:\d+$/i.test(value) ? ': give the address alone, the port goes in --port' : '';
   throw new UsageError(
     `${source} must be an address to listen on, such as 127.0.0.1 or 0.0.0.0, not "${value}"${hint}`,
+  );
+}
+
+/**
+ * A name for `--allowed-host`: what clients send in their Host header, without its port. A URL or an
+ * address with a port would never match one, and the daemon would refuse them without a word.
+ */
+function checkAllowedHost(value: string): string {
+  const host = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+  if (isIP(host) || HOST_NAME.test(host)) return host;
+  const hint = /^[a-z]+:\/\/|:\d+$/i.test(value) ? ': give the name alone, without scheme or port' : '';
+  throw new UsageError(
+    `--allowed-host must be a host name or address, such as myhost.local or 192.168.1.20, not "${value}"${hint}`,
   );
 }
 
