@@ -3,7 +3,9 @@
  * checks each request's expectations (shared/expectations.ts, as the panel checks them): a progress
  * line per request, a summary, JUnit XML with `--junit FILE`, and an exit code CI can act on.
  */
-import { writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { checkExpectations, describeExpectation, type Expectation } from '../../shared/expectations.ts';
 import { vmTimeGuard } from '../time-guard.ts';
 import type { SavedRequest } from '../../shared/saved-requests.ts';
@@ -62,6 +64,15 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       throw usageError('test needs at least one collection file: test FILE... (see --help)');
     const junit = typeof values.junit === 'string' ? values.junit : undefined;
     if (junit === '') throw usageError('--junit needs a file name');
+    // Checked before anything runs: a report that cannot be written must not replace the run's result.
+    if (junit !== undefined) {
+      const folder = dirname(resolve(junit));
+      await access(folder, constants.W_OK).catch((error: NodeJS.ErrnoException) => {
+        throw usageError(
+          `cannot write the JUnit report ${junit}: its folder ${folder} ${error.code === 'ENOENT' ? 'does not exist' : 'cannot be written'}`,
+        );
+      });
+    }
     // Every file is read and every server resolved before anything runs: a typo fails at once.
     const collections = await Promise.all(files.map(readCollection));
     const targets: Target[] = [];

@@ -403,6 +403,17 @@ describe('inspector-daemon test', () => {
         /bare\.json: name the server with --server ID/,
       ],
       ['a server the registry does not have', ['passing.json'], /passing\.json: no server "everything" in /],
+      [
+        'a report in a folder that does not exist, before anything runs',
+        [
+          'passing.json',
+          '--stdio',
+          'no-such-command-for-inspector-tests',
+          '--junit',
+          '/nonexistent-folder/r.xml',
+        ],
+        /cannot write the JUnit report \/nonexistent-folder\/r\.xml: its folder \/nonexistent-folder does not exist/,
+      ],
     ])(
       '%s',
       async (_, args, message) => {
