@@ -49,10 +49,9 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       console.log(USAGE);
       return EXIT.ok;
     }
-    if (positionals.length) throw usageError(`unexpected argument "${positionals[0]}" (see --help)`);
+    if (positionals.length) throw usageError(`unexpected argument "${positionals[0]}"`);
     const against = values.against as string | undefined;
-    if (!against)
-      throw usageError('--against SESSION.jsonl is needed: the recording to compare with (see --help)');
+    if (!against) throw usageError('--against SESSION.jsonl is needed: the recording to compare with');
     const mode = outputMode(values);
     let recorded: Listings;
     try {

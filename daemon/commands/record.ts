@@ -61,9 +61,9 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       console.log(USAGE);
       return EXIT.ok;
     }
-    if (positionals.length) throw usageError(`unexpected argument "${positionals[0]}" (see --help)`);
+    if (positionals.length) throw usageError(`unexpected argument "${positionals[0]}"`);
     const out = values.out as string | undefined;
-    if (!out) throw usageError('--out FILE is needed: the session file to write (see --help)');
+    if (!out) throw usageError('--out FILE is needed: the session file to write');
     const toCall = calls(argv);
     const target = await resolveTarget(values, env);
     const file = await openOut(out);

@@ -39,7 +39,7 @@ export function run(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     const [file, ...extra] = positionals;
-    if (!file) throw usageError('name the session file: inspector-daemon replay session.jsonl (see --help)');
+    if (!file) throw usageError('name the session file: inspector-daemon replay session.jsonl');
     if (extra.length) throw usageError(`unexpected argument "${extra[0]}": replay takes one session file`);
     const portText = values.port as string | undefined;
     if (portText !== undefined && (!/^\d+$/.test(portText) || Number(portText) > 65535)) {

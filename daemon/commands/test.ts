@@ -60,8 +60,7 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       console.log(USAGE);
       return EXIT.ok;
     }
-    if (files.length === 0)
-      throw usageError('test needs at least one collection file: test FILE... (see --help)');
+    if (files.length === 0) throw usageError('test needs at least one collection file: test FILE...');
     const junit = typeof values.junit === 'string' ? values.junit : undefined;
     if (junit === '') throw usageError('--junit needs a file name');
     // Checked before anything runs: a report that cannot be written must not replace the run's result.

@@ -434,6 +434,8 @@ describe('inspector-daemon test', () => {
         expect(run.stdout).toBe('');
         expect(run.stderr).toMatch(/^inspector-daemon test: /);
         expect(run.stderr).toMatch(message);
+        // One pointer to the help, the line under the error.
+        expect(run.stderr.match(/--help/g)).toHaveLength(1);
       },
       RUN_MS,
     );
