@@ -148,7 +148,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
     await manager.load();
   } catch (error) {
-    throw new StartupError(`Cannot read the server registry: ${(error as Error).message}`);
+    const file = join(options.dataDir, 'servers.json');
+    throw new StartupError(
+      `Cannot read the server registry ${file}: ${(error as Error).message}; fix the file there, or move it away to start with no servers`,
+    );
   }
   if (options.configFile) {
     let servers: ReturnType<typeof parseMcpServers>;

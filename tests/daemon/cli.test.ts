@@ -325,6 +325,17 @@ describe('command line errors', () => {
     );
   });
 
+  it('names the registry file and the fix when the data folder holds a broken one', async () => {
+    const dataDir = await tempDir();
+    const registry = join(dataDir, 'servers.json');
+    await writeFile(registry, '{ "mcpServers": { "a": { "command": "x" }, } }');
+    const cli = runCli(['--port', '0', '--data-dir', dataDir]);
+    expect((await cli.exited).code).toBe(1);
+    const line = expectOneLineError(cli.stderr());
+    expect(line).toMatch(new RegExp(`^inspector-daemon: Cannot read the server registry ${registry}: `));
+    expect(line).toMatch(/; fix the file there, or move it away to start with no servers$/);
+  });
+
   it('says an option needs a value, without starting', async () => {
     const cli = runCli(['--port', '--data-dir', '/nonexistent']);
     expect((await cli.exited).code).toBe(2);
