@@ -403,7 +403,8 @@ describe('Apps-SDK widgets in the DevTools panel', USER_FLOW, () => {
     const notes = (await widget.messages())
       .filter((m) => m.type === 'openai:openExternal')
       .map((m) => m.note);
-    expect(notes.slice(-3)).toEqual(['refused', 'refused', 'dismissed']);
+    // Listed at the time each was asked: the one the user dismissed first, then the two refused.
+    expect(notes.slice(-3)).toEqual(['dismissed', 'refused', 'refused']);
     expect(opened).toEqual([]);
   });
 
@@ -806,12 +807,12 @@ describe('MCP Apps', () => {
         }
       });
       await panel.page.waitForFunction(
-        (sel: string) => document.querySelectorAll(sel).length === 3,
+        (sel: string) => document.querySelectorAll(sel).length === 4,
         {},
         `${byTestId('widget-message')}[data-direction="out"][data-type="ui/open-link:result"] ${byTestId('widget-message-note')}`,
       );
       const links = (await widget.messages()).filter((m) => m.type === 'ui/open-link:result');
-      expect(links.map((m) => m.note)).toEqual(['refused', '', 'refused', 'refused']);
+      expect(links.map((m) => m.note)).toEqual(['not opened', 'opened', 'not opened', 'not opened']);
       expect(await widget.hasLinkPrompt()).toBe(false);
       expect(opened).toEqual(['https://example.com/greeting']);
       // The panel stays where it was.
