@@ -233,23 +233,31 @@ const HOST_NAME =
  * that does not resolve when the daemon listens.
  */
 function checkHost(value: string, source: string): string {
-  const host = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
-  if (isIP(host)) return host;
-  if (HOST_NAME.test(host)) return host;
-  const hint = /^[a-z]+:\/\/|:\d+$/i.test(value) ? ': give the address alone, the port goes in --port' : '';
+  const host = hostOf(value);
+  if (host !== undefined) return host;
+  const hint = withSchemeOrPort(value) ? ': give the address alone, the port goes in --port' : '';
   throw new UsageError(
     `${source} must be an address to listen on, such as 127.0.0.1 or 0.0.0.0, not "${value}"${hint}`,
   );
 }
+
+/** An IP address (IPv6 without brackets) or a host name, as given; undefined for anything else. */
+function hostOf(value: string): string | undefined {
+  const host = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+  return isIP(host) || HOST_NAME.test(host) ? host : undefined;
+}
+
+/** A URL or an address with a port, where a host alone was wanted. */
+const withSchemeOrPort = (value: string): boolean => /^[a-z]+:\/\/|:\d+$/i.test(value);
 
 /**
  * A name for `--allowed-host`: what clients send in their Host header, without its port. A URL or an
  * address with a port would never match one, and the daemon would refuse them without a word.
  */
 function checkAllowedHost(value: string): string {
-  const host = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
-  if (isIP(host) || HOST_NAME.test(host)) return host;
-  const hint = /^[a-z]+:\/\/|:\d+$/i.test(value) ? ': give the name alone, without scheme or port' : '';
+  const host = hostOf(value);
+  if (host !== undefined) return host;
+  const hint = withSchemeOrPort(value) ? ': give the name alone, without scheme or port' : '';
   throw new UsageError(
     `--allowed-host must be a host name or address, such as myhost.local or 192.168.1.20, not "${value}"${hint}`,
   );

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { HANDSHAKE_MAX_BYTES, type ProtocolEra, type ServerHandshake } from '../../shared/servers.ts';
-import { redactJson } from './redact.ts';
+import { redact, redactJson } from './redact.ts';
 
 type HandshakeMethod = ServerHandshake['method'];
 
@@ -55,7 +55,7 @@ export class HandshakeCapture {
     const error = this.probeError;
     if (!error) return undefined;
     const text = typeof error.message === 'string' ? error.message.slice(0, 300) : '';
-    const said = redactJson(`error ${String(error.code)}${text ? `: ${text}` : ''}`, secrets);
+    const said = redact(`error ${String(error.code)}${text ? `: ${text}` : ''}`, secrets);
     return `It answered the era probe (server/discover) with ${said}.`;
   }
 
