@@ -71,7 +71,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
   if (missing) throw new UsageError(missing);
   let values: ReturnType<typeof parse>['values'];
   try {
-    values = parse(argv).values;
+    values = parse(withNegativeNumbers(argv)).values;
   } catch (error) {
     throw new UsageError(parseProblem(error as Error & { code?: string }));
   }
@@ -202,10 +202,32 @@ function missingValue(argv: string[]): string | undefined {
       continue;
     }
     const next = argv[i + 1];
-    if (next === undefined || next === '' || next.startsWith('-')) return `--${name} needs ${what}`;
+    if (next === undefined || next === '' || (next.startsWith('-') && !NEGATIVE.test(next))) {
+      return `--${name} needs ${what}`;
+    }
     i++;
   }
   return undefined;
+}
+
+/** A value that starts with a dash but is a number (`--port -1`), to be refused for its range. */
+const NEGATIVE = /^-[\d.]/;
+
+/** `--port -1` as `--port=-1`: parseArgs calls a value with a leading dash ambiguous. */
+function withNegativeNumbers(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const next = argv[i + 1];
+    if (arg === '--') return out.concat(argv.slice(i));
+    if (VALUE_OF[arg.slice(2)] && arg.startsWith('--') && next !== undefined && NEGATIVE.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /** parseArgs' complaint, said shortly. */

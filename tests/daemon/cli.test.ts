@@ -414,6 +414,8 @@ describe('parseCommandLine', () => {
     [['--no-auth=yes'], '--no-auth takes no value'],
     [['6274'], 'unexpected argument "6274"'],
     [['--port', '70000'], '--port must be a whole number from 0 to 65535, not "70000"'],
+    [['--port', '-1'], '--port must be a whole number from 0 to 65535, not "-1"'],
+    [['--log-buffer-mb', '-5'], '--log-buffer-mb must be a whole number from 4 to 16384, not "-5"'],
     [['--max-message-mb', '0'], '--max-message-mb must be a whole number from 1 to 512'],
     [['--log-buffer-mb', '2'], '--log-buffer-mb must be a whole number from 4 to 16384, not "2"'],
     [['--log-buffer-mb', '1.5'], '--log-buffer-mb must be a whole number from 4 to 16384, not "1.5"'],
