@@ -163,6 +163,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }
     await manager.put(servers);
   }
+  // The grants kept from the last run: a record says "authorized" before its first connection.
+  await Promise.all(manager.list().map(({ id }) => oauth.preload(id, manager.configOf(id))));
 
   const widgets = new WidgetStore({ ttlMs: options.widgetTtlMs });
 

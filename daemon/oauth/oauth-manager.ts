@@ -132,6 +132,12 @@ export class OAuthManager implements ConnectionOAuth {
     return provider;
   }
 
+  /** Reads a kept grant before the first connection, so the server's record says what it holds. */
+  async preload(serverId: string, config: ServerConfig | undefined): Promise<void> {
+    if (config?.transport !== 'http' && config?.transport !== 'sse') return;
+    if (config.auth) await this.store.load(serverId);
+  }
+
   /** The auth debugger's record of a server's flows. */
   trace(serverId: string): ServerAuthTrace {
     let trace = this.traces.get(serverId);

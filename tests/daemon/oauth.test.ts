@@ -5,7 +5,8 @@
  * redirects, through the provider's login and consent, back to the daemon's callback.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -209,6 +210,29 @@ describe('OAuth with a real authorization server', () => {
     expect(started.body.status).toBe('connected');
     expect((await storedGrant('machine')).tokens.access_token).not.toBe(first.tokens.access_token);
     expect(as.interactions).toBe(interactions);
+  });
+
+  it('says what grant it holds after a restart, before any connection', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'inspector-test-'));
+    onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
+    const first = await startDaemon({ dataDir });
+    onTestFinished(() => first.close());
+    const put = await first.api('PUT', '/api/mcp/servers/kept', {
+      config: {
+        transport: 'http',
+        url: mcp.url,
+        auth: { grant: 'client_credentials', ...MACHINE_CLIENT },
+      },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(201);
+    expect((await first.api('POST', '/api/mcp/servers/kept/connect')).status).toBe(200);
+    await first.close();
+
+    const again = await startDaemon({ dataDir });
+    onTestFinished(() => again.close());
+    const kept = (await again.api('GET', '/api/mcp/servers/kept')).body as ServerRecord;
+    expect(kept.status).toBe('disconnected');
+    expect(kept.auth).toMatchObject({ state: 'authorized' });
   });
 
   it('authorizes a server over the older HTTP+SSE transport the same way', async () => {
