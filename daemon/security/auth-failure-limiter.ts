@@ -22,8 +22,8 @@ interface Window {
 /**
  * Counts failed token checks per client and refuses a client that failed too often, before its token
  * is even compared, so guessing is capped at `limit` a window. Good traffic is never counted: only the
- * general rate limit applies to it. A client is its address plus its Origin, so a web page (or a
- * program) guessing does not lock out the extension on the same machine. It is consulted synchronously
+ * general rate limit applies to it. A client is its address plus its Origin (`keyOf`), so a web page
+ * (or a program) guessing does not lock out the extension or the command line on the same machine. It is consulted synchronously
  * by the HTTP middleware and the WebSocket upgrade alike, so both share one count (express-rate-limit
  * counts every request and answers asynchronously, which fits neither).
  */
@@ -35,8 +35,16 @@ export class AuthFailureLimiter {
     this.maxClients = options.maxClients ?? 10_000;
   }
 
+  /**
+   * The client: its address and Origin. A browser request without an Origin (a page's image, script or
+   * frame, or the daemon's own page's GETs) is told apart by the site the browser says it came from,
+   * so a web page's token-less requests count against web pages only, and never lock out the programs
+   * (the command line, scripts) that send neither header.
+   */
   keyOf(req: IncomingMessage): string {
-    return `${req.socket.remoteAddress ?? ''} ${(req.headers.origin ?? '').slice(0, MAX_ORIGIN_IN_KEY)}`;
+    const { origin, 'sec-fetch-site': site } = req.headers;
+    const from = origin === undefined ? (site === undefined ? '' : `site:${site.slice(0, 20)}`) : origin;
+    return `${req.socket.remoteAddress ?? ''} ${from.slice(0, MAX_ORIGIN_IN_KEY)}`;
   }
 
   /** How many clients' windows are kept. */

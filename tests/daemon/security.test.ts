@@ -390,6 +390,22 @@ describe('failed authentication', () => {
     expect(extension.status).toBe(200);
   });
 
+  it("keeps a web page's token-less requests (no Origin) apart from a program's", async () => {
+    const d = await daemon({ authFailuresPerMinute: 2 });
+    // An image or a frame of another site: a browser sends Sec-Fetch-Site, and no Origin on a GET.
+    const fromPage = { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors' };
+    for (let i = 0; i < 3; i++) await raw(d, '/api/mcp/servers/', { headers: fromPage });
+    const page = await raw(d, '/api/mcp/servers/', { headers: { ...fromPage, 'X-Inspector-Token': d.token } });
+    expect(page.status).toBe(429);
+    const program = await raw(d, '/api/mcp/servers/', { headers: { 'X-Inspector-Token': d.token } });
+    expect(program.status).toBe(200);
+    // The daemon's own page (same-origin GETs carry no Origin either) is not held up by the other site.
+    const ownPage = await raw(d, '/api/mcp/servers/', {
+      headers: { 'Sec-Fetch-Site': 'same-origin', 'X-Inspector-Token': d.token },
+    });
+    expect(ownPage.status).toBe(200);
+  });
+
   it('counts the Origins a program makes up, alike but for their end, as one client', async () => {
     const d = await daemon({ authFailuresPerMinute: 2 });
     // Long extension Origins that differ only after their first 300 characters.

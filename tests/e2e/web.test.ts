@@ -71,6 +71,37 @@ describe('the web page served by the daemon', USER_FLOW, () => {
     }
   });
 
+  it("counts another site's token-less requests against web pages only: the command line stays in", async () => {
+    const guarded = await startDaemonWithWebPage({ authFailuresPerMinute: 5 });
+    // A page of another site that loads API addresses as images: no Origin, no token, ten failures.
+    const attacker = createServer((_req, res) =>
+      res
+        .setHeader('Content-Type', 'text/html')
+        .end(
+          Array.from({ length: 10 }, (_, i) => `<img src="${guarded.url}/api/mcp/servers?i=${i}">`).join(''),
+        ),
+    );
+    attacker.listen(0, '127.0.0.1');
+    await once(attacker, 'listening');
+    const page = await browser.newPage();
+    try {
+      await page.goto(`http://localhost:${(attacker.address() as AddressInfo).port}/`);
+      await page.waitForFunction(() => [...document.images].every((image) => image.complete));
+      const asked = (headers: Record<string, string>) =>
+        fetch(`${guarded.url}/api/mcp/servers`, {
+          headers: { 'X-Inspector-Token': guarded.token, ...headers },
+        }).then((answer) => answer.status);
+      // The page's requests were counted: another one from a page of another site is refused...
+      expect(await asked({ 'Sec-Fetch-Site': 'cross-site' })).toBe(429);
+      // ...but a program (the command line sends neither Origin nor Sec-Fetch-Site) is not held up.
+      expect(await asked({})).toBe(200);
+    } finally {
+      await page.close();
+      attacker.close();
+      await guarded.close();
+    }
+  });
+
   it('adds server-everything over STDIO, connects and runs echo', async () => {
     await web.servers.addStdio('everything', EVERYTHING_COMMAND.command, EVERYTHING_COMMAND.args);
     await web.servers.connect('everything');
