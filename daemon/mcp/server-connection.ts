@@ -896,7 +896,7 @@ export class ServerConnection {
 
   /** An OAuth failure in the daemon's words, redacted; undefined when the failure is not OAuth's. */
   private oauthFailure(error: unknown): UpstreamError | undefined {
-    const failure = this.deps.oauth?.explain(this.id, error);
+    const failure = this.deps.oauth?.failed(this.id, error);
     if (!failure) return undefined;
     failure.message = redact(failure.message, this.secrets);
     return failure;

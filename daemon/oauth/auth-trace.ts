@@ -351,6 +351,19 @@ export class ServerAuthTrace {
   }
 
   /**
+   * The flow failed where the daemon met it (a connection or a call): a request still out is marked
+   * unanswered, and the outcome says what is wrong.
+   */
+  fail(problem: string): void {
+    for (const step of this.steps) {
+      if (step.outcome !== 'pending') continue;
+      step.outcome = 'failed';
+      step.problem ??= 'No answer came before the flow ended.';
+    }
+    this.note('outcome', 'failed', 'The flow stopped.', problem);
+  }
+
+  /**
    * A fetch that records the flow's requests. Requests to the MCP server itself pass straight through
    * and are recorded only when refused (the challenge); every other one is an OAuth request: it follows
    * no redirect (a hostile server cannot send the client elsewhere), is bounded in time and, in guided
@@ -384,7 +397,9 @@ export class ServerAuthTrace {
         const response = await base(input, {
           ...init,
           redirect: 'error',
-          signal: init?.signal ?? AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS),
+          signal: init?.signal
+            ? AbortSignal.any([init.signal, AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS)])
+            : AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS),
         });
         const text = await peekBody(response);
         step.ms = Math.round(performance.now() - started);

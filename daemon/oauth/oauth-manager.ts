@@ -57,6 +57,8 @@ export interface ConnectionOAuth {
   fetchFor(serverId: string, config: ServerConfig): typeof fetch | undefined;
   /** An OAuth failure in the daemon's words; undefined when the failure is not OAuth's. */
   explain(serverId: string, error: unknown): UpstreamError | undefined;
+  /** The same for a failed connection or call, which also ends the auth debugger's record of the flow. */
+  failed(serverId: string, error: unknown): UpstreamError | undefined;
   /** What the server record says of the grant. */
   info(serverId: string, config: ServerConfig): ServerAuthInfo | undefined;
   /** Every secret of the server's flows so far: redacted from every error and log line. */
@@ -280,6 +282,12 @@ export class OAuthManager implements ConnectionOAuth {
       return new AuthorizationFailedError(say(`The OAuth flow failed: ${error.message}`), 'AUTH_FLOW_FAILED');
     }
     return undefined;
+  }
+
+  failed(serverId: string, error: unknown): UpstreamError | undefined {
+    const explained = this.explain(serverId, error);
+    if (explained instanceof AuthorizationFailedError) this.trace(serverId).fail(explained.message);
+    return explained;
   }
 
   /**

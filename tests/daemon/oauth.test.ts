@@ -7,7 +7,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { get } from 'node:http';
+import { once } from 'node:events';
+import { createServer, get, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ServerRecord } from '../../shared/servers.ts';
@@ -445,6 +447,74 @@ describe('the auth debugger', () => {
     expect(failed).toMatchObject({ outcome: 'failed', http: { status: 401 } });
     expect(failed?.problem).toContain('invalid_client');
     expect(JSON.stringify(t)).not.toContain('not-the-secret');
+  });
+
+  it('ends the record of a flow a connection gave up on: what is wrong, and no request left pending', async () => {
+    // A server whose authorization server's metadata names another issuer, and one whose resource
+    // metadata never answers.
+    const hung: ServerResponse[] = [];
+    const hostile = createServer((req, res) => {
+      const base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+      const path = req.url ?? '';
+      if (path.startsWith('/.well-known/oauth-protected-resource/hung')) {
+        hung.push(res);
+        return;
+      }
+      if (path.startsWith('/.well-known/oauth-protected-resource')) {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [base] }));
+      } else if (path.startsWith('/.well-known/oauth-authorization-server')) {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(
+          JSON.stringify({
+            issuer: 'http://127.0.0.1:1/someone-else',
+            authorization_endpoint: `${base}/authorize`,
+            token_endpoint: `${base}/token`,
+            response_types_supported: ['code'],
+            code_challenge_methods_supported: ['S256'],
+          }),
+        );
+      } else {
+        const metadata = path.startsWith('/hung')
+          ? `${base}/.well-known/oauth-protected-resource/hung`
+          : `${base}/.well-known/oauth-protected-resource`;
+        res.statusCode = 401;
+        res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${metadata}"`);
+        res.end();
+      }
+    });
+    hostile.listen(0, '127.0.0.1');
+    await once(hostile, 'listening');
+    const base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+    const slow = await startDaemon({ connectTimeoutMs: 1500 });
+    onTestFinished(async () => {
+      await slow.close();
+      for (const res of hung) res.destroy();
+      hostile.close();
+    });
+    const add = async (id: string, url: string) =>
+      expect(
+        (await slow.api('PUT', `/api/mcp/servers/${id}`, { config: { transport: 'http', url, auth: {} } }))
+          .status,
+      ).toBe(201);
+    const ended = async (id: string) => {
+      const connect = await slow.api('POST', `/api/mcp/servers/${id}/connect`);
+      expect(connect.status, JSON.stringify(connect.body)).toBe(502);
+      const steps = ((await slow.api('GET', `/api/mcp/servers/${id}/auth/trace`)).body as Trace).steps;
+      expect(steps.filter((step) => step.outcome === 'pending')).toEqual([]);
+      expect(steps.at(-1)).toMatchObject({ kind: 'outcome', outcome: 'failed' });
+      return { connect: connect.body, steps };
+    };
+
+    await add('other-issuer', `${base}/mcp`);
+    const mismatch = await ended('other-issuer');
+    expect(mismatch.connect.mcpError.code).toBe('ISSUER_MISMATCH');
+    expect(mismatch.steps.at(-1)?.problem).toBe(mismatch.connect.error);
+
+    await add('no-answer', `${base}/hung/mcp`);
+    const silent = await ended('no-answer');
+    const metadata = silent.steps.find((step) => step.kind === 'resource-metadata');
+    expect(metadata).toMatchObject({ outcome: 'failed', problem: 'No answer came before the flow ended.' });
   });
 
   it('refuses a mode it does not know', async () => {
