@@ -22,6 +22,7 @@ export function staticFiles(dir: string): Router | undefined {
     next();
   });
   router.use(express.static(dir, { index: 'index.html' }));
-  router.get(/^(?!\/api\/).*/, (_req, res) => res.sendFile(index));
+  // Not for the API, nor for well-known metadata (an OAuth client looking there must get a 404, not a page).
+  router.get(/^(?!\/api\/|\/\.well-known\/).*/, (_req, res) => res.sendFile(index));
   return router;
 }

@@ -26,6 +26,16 @@ describe('web app files', () => {
     expect(await deepLink.text()).toContain('Inspector web app');
   });
 
+  it('answers well-known metadata addresses with a JSON 404, not the page', async () => {
+    const d = await startDaemon({ staticDir: await webBuild() });
+    onTestFinished(() => d.close());
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      const answer = await fetch(`${d.url}${path}`);
+      expect(answer.status, path).toBe(404);
+      expect(((await answer.json()) as { code: string }).code).toBe('route_not_found');
+    }
+  });
+
   it('lets no other site frame the web page, its files or its fallback', async () => {
     const d = await startDaemon({ staticDir: await webBuild() });
     onTestFinished(() => d.close());
