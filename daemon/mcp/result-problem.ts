@@ -49,7 +49,7 @@ export function passBrokenResult(call: LogicalCall, error: unknown): JsonObject 
  * (`ServerConnection.checkTaskResult`).
  */
 export function noteResultProblem(result: JsonObject, complaint: string): void {
-  problems.set(result, describe(complaint));
+  problems.set(result, describeComplaint(complaint));
 }
 
 /**
@@ -74,9 +74,9 @@ interface Issue {
 
 /**
  * The SDK's complaint in a line, each issue as `path: message`. A complaint that is not the usual list
- * of issues stays as the SDK wrote it.
+ * of issues stays as the SDK wrote it. Also for the SDK's check of OAuth metadata (oauth-manager.ts).
  */
-function describe(message: string): string {
+export function describeComplaint(message: string): string {
   const detail = message.replace(SDK_PREFIX, '');
   let issues: unknown;
   try {

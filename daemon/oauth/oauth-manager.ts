@@ -15,6 +15,7 @@ import {
   type UpstreamError,
 } from '../errors.ts';
 import { redact } from '../mcp/redact.ts';
+import { describeComplaint } from '../mcp/result-problem.ts';
 import { ServerAuthTrace } from './auth-trace.ts';
 import { GrantStore, type StoredTokens } from './grant-store.ts';
 import { DaemonOAuthProvider } from './provider.ts';
@@ -279,7 +280,11 @@ export class OAuthManager implements ConnectionOAuth {
     }
     if (provider.flowRunning && error instanceof Error) {
       provider.flowRunning = false;
-      return new AuthorizationFailedError(say(`The OAuth flow failed: ${error.message}`), 'AUTH_FLOW_FAILED');
+      // A document that breaks OAuth's schema (metadata, a registration) comes as the SDK's list of issues.
+      return new AuthorizationFailedError(
+        say(`The OAuth flow failed: ${describeComplaint(error.message)}`),
+        'AUTH_FLOW_FAILED',
+      );
     }
     return undefined;
   }

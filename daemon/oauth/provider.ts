@@ -276,7 +276,7 @@ export class DaemonOAuthProvider implements OAuthClientProvider {
     const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(url.hostname);
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
       throw new Error(
-        `The authorization endpoint ${url.origin}${url.pathname} is neither https nor on this machine: the browser is not sent there`,
+        `The authorization endpoint ${url.href.split(/[?#]/)[0]?.slice(0, 200)} is neither https nor on this machine: the browser is not sent there`,
       );
     }
     this.flowRunning = false;

@@ -449,72 +449,89 @@ describe('the auth debugger', () => {
     expect(JSON.stringify(t)).not.toContain('not-the-secret');
   });
 
-  it('ends the record of a flow a connection gave up on: what is wrong, and no request left pending', async () => {
-    // A server whose authorization server's metadata names another issuer, and one whose resource
-    // metadata never answers.
+  describe('a hostile authorization server', () => {
+    // Each server (/NAME/mcp) names its own authorization server (/NAME), whose metadata is wrong in
+    // its own way; /hung's resource metadata never answers.
     const hung: ServerResponse[] = [];
+    let base = '';
+    let slow: TestDaemon;
+    const metadataOf = (name: string) => {
+      const issuer = `${base}/${name}`;
+      const endpoint = { js: 'javascript:alert(1)', file: 'file:///etc/passwd' }[name];
+      return {
+        issuer: name === 'other-issuer' ? 'http://127.0.0.1:1/someone-else' : issuer,
+        authorization_endpoint: endpoint ?? `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        response_types_supported: ['code'],
+        code_challenge_methods_supported: ['S256'],
+      };
+    };
     const hostile = createServer((req, res) => {
-      const base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
-      const path = req.url ?? '';
-      if (path.startsWith('/.well-known/oauth-protected-resource/hung')) {
-        hung.push(res);
-        return;
+      const [, first = '', second = '', name = ''] = (req.url ?? '').split('/');
+      const json = (body: unknown) =>
+        res.setHeader('Content-Type', 'application/json').end(JSON.stringify(body));
+      if (first === '.well-known' && second === 'oauth-protected-resource') {
+        if (name === 'hung') return void hung.push(res);
+        return json({ resource: `${base}/${name}/mcp`, authorization_servers: [`${base}/${name}`] });
       }
-      if (path.startsWith('/.well-known/oauth-protected-resource')) {
-        res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [base] }));
-      } else if (path.startsWith('/.well-known/oauth-authorization-server')) {
-        res.setHeader('Content-Type', 'application/json');
-        res.end(
-          JSON.stringify({
-            issuer: 'http://127.0.0.1:1/someone-else',
-            authorization_endpoint: `${base}/authorize`,
-            token_endpoint: `${base}/token`,
-            response_types_supported: ['code'],
-            code_challenge_methods_supported: ['S256'],
-          }),
-        );
-      } else {
-        const metadata = path.startsWith('/hung')
-          ? `${base}/.well-known/oauth-protected-resource/hung`
-          : `${base}/.well-known/oauth-protected-resource`;
-        res.statusCode = 401;
-        res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${metadata}"`);
-        res.end();
-      }
+      if (first === '.well-known') return json(metadataOf(name));
+      res.statusCode = 401;
+      res.setHeader(
+        'WWW-Authenticate',
+        `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/${first}"`,
+      );
+      res.end();
     });
-    hostile.listen(0, '127.0.0.1');
-    await once(hostile, 'listening');
-    const base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
-    const slow = await startDaemon({ connectTimeoutMs: 1500 });
-    onTestFinished(async () => {
-      await slow.close();
+
+    beforeAll(async () => {
+      hostile.listen(0, '127.0.0.1');
+      await once(hostile, 'listening');
+      base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+      slow = await startDaemon({ connectTimeoutMs: 1500 });
+    });
+
+    afterAll(async () => {
+      await slow?.close();
       for (const res of hung) res.destroy();
       hostile.close();
     });
-    const add = async (id: string, url: string) =>
-      expect(
-        (await slow.api('PUT', `/api/mcp/servers/${id}`, { config: { transport: 'http', url, auth: {} } }))
-          .status,
-      ).toBe(201);
-    const ended = async (id: string) => {
-      const connect = await slow.api('POST', `/api/mcp/servers/${id}/connect`);
+
+    /** Connects (refused with 502) and checks that the record of the flow ends, saying why. */
+    const failedFlow = async (name: string, auth: Record<string, unknown> = {}) => {
+      const put = await slow.api('PUT', `/api/mcp/servers/${name}`, {
+        config: { transport: 'http', url: `${base}/${name}/mcp`, auth },
+      });
+      expect(put.status).toBe(201);
+      const connect = await slow.api('POST', `/api/mcp/servers/${name}/connect`);
       expect(connect.status, JSON.stringify(connect.body)).toBe(502);
-      const steps = ((await slow.api('GET', `/api/mcp/servers/${id}/auth/trace`)).body as Trace).steps;
+      const steps = ((await slow.api('GET', `/api/mcp/servers/${name}/auth/trace`)).body as Trace).steps;
       expect(steps.filter((step) => step.outcome === 'pending')).toEqual([]);
-      expect(steps.at(-1)).toMatchObject({ kind: 'outcome', outcome: 'failed' });
-      return { connect: connect.body, steps };
+      expect(steps.at(-1)).toMatchObject({ kind: 'outcome', outcome: 'failed', problem: connect.body.error });
+      return { error: connect.body.error as string, code: connect.body.mcpError.code as string, steps };
     };
 
-    await add('other-issuer', `${base}/mcp`);
-    const mismatch = await ended('other-issuer');
-    expect(mismatch.connect.mcpError.code).toBe('ISSUER_MISMATCH');
-    expect(mismatch.steps.at(-1)?.problem).toBe(mismatch.connect.error);
+    it('ends the record of a flow refused for its metadata, saying why', async () => {
+      expect((await failedFlow('other-issuer')).code).toBe('ISSUER_MISMATCH');
+    });
 
-    await add('no-answer', `${base}/hung/mcp`);
-    const silent = await ended('no-answer');
-    const metadata = silent.steps.find((step) => step.kind === 'resource-metadata');
-    expect(metadata).toMatchObject({ outcome: 'failed', problem: 'No answer came before the flow ended.' });
+    it('ends the record of a flow whose metadata never came: the request is marked unanswered', async () => {
+      const { steps } = await failedFlow('hung');
+      const metadata = steps.find((step) => step.kind === 'resource-metadata');
+      expect(metadata).toMatchObject({ outcome: 'failed', problem: 'No answer came before the flow ended.' });
+    });
+
+    it('names what is wrong with metadata that breaks the schema, in words', async () => {
+      const { error } = await failedFlow('js');
+      expect(error).toMatch(/^The OAuth flow failed: authorization_endpoint: .*javascript/);
+      expect(error).not.toContain('"code"');
+    });
+
+    it('names an authorization endpoint of another scheme as it is written', async () => {
+      const { error } = await failedFlow('file', { clientId: 'pre-registered' });
+      expect(error).toContain(
+        'The authorization endpoint file:///etc/passwd is neither https nor on this machine',
+      );
+    });
   });
 
   it('refuses a mode it does not know', async () => {
