@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startDaemon, type TestDaemon } from '../daemon/helpers.ts';
 import { launchBrowser } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonWithWebPage } from './support/daemon.ts';
+import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 import type { Browser } from 'puppeteer';
@@ -137,6 +138,21 @@ describe('the web page served by the daemon', USER_FLOW, () => {
     await web.savedRequests.load('Web greeting');
     await web.tools.waitForSelected('echo');
     expect(await web.tools.fieldValue('message')).toBe(message);
+  });
+
+  it('keeps a title in sight beside a long description, and asks for a title a rename leaves blank', async () => {
+    await web.savedRequests.renameByClick('Web greeting', {
+      title: 'Web greeting',
+      description: 'A description long enough to fill the row by itself. '.repeat(20),
+    });
+    await waitForText(web.page, byTestId('saved-item'), 'A description long enough');
+    expect(await web.savedRequests.titleWidth('Web greeting')).toBeGreaterThan(50);
+    await web.screenshot('web-saved-request-described');
+    // OK on a blank title: the page says what is needed (not the browser's own bubble), the form stays.
+    await web.savedRequests.renameByClick('Web greeting', { title: '   ' });
+    expect(await web.savedRequests.problem('needs a title')).toContain('A saved request needs a title');
+    await web.savedRequests.cancelRename();
+    expect(await web.savedRequests.titles()).toEqual(['Web greeting']);
   });
 
   it('says so when an import does not fit in the storage, and lists only what is saved', async () => {

@@ -41,19 +41,47 @@ export class SavedRequestsView {
 
   /** Presses Load on the saved request with this title. */
   async load(title: string): Promise<void> {
+    await (await this.button(title, 'saved-load')).click();
+  }
+
+  /**
+   * Renames the saved request titled `title` through its Rename form, confirmed with a click on OK (as a
+   * mouse user does): the new title and description are typed over the old ones.
+   */
+  async renameByClick(title: string, to: { title: string; description?: string }): Promise<void> {
+    await (await this.button(title, 'saved-rename')).click();
+    await this.page.locator(byTestId('saved-rename-title')).fill(to.title);
+    if (to.description !== undefined) {
+      await this.page.locator(byTestId('saved-rename-description')).fill(to.description);
+    }
+    await this.page.locator(byTestId('saved-rename-confirm')).click();
+  }
+
+  /** Leaves an open Rename form as it was. */
+  async cancelRename(): Promise<void> {
+    await this.page.locator(byTestId('saved-rename-cancel')).click();
+  }
+
+  /** How wide the title of the saved request titled `title` is drawn, in pixels. */
+  async titleWidth(title: string): Promise<number> {
+    const item = await this.item(title);
+    return item.$eval(byTestId('saved-item-title'), (el) => el.getBoundingClientRect().width);
+  }
+
+  private async item(title: string): Promise<ElementHandle> {
     await waitForText(this.page, byTestId('saved-item-title'), title, true);
-    const items = await this.page.$$(byTestId('saved-item'));
-    for (const item of items) {
+    for (const item of await this.page.$$(byTestId('saved-item'))) {
       const itemTitle = await item.$eval(byTestId('saved-item-title'), (el) =>
         (el as HTMLElement).innerText.trim(),
       );
-      if (itemTitle === title) {
-        const load = await item.$(byTestId('saved-load'));
-        if (!load) throw new Error(`saved request "${title}" has no Load button`);
-        await load.click();
-        return;
-      }
+      if (itemTitle === title) return item;
     }
     throw new Error(`no saved request titled "${title}"`);
+  }
+
+  private async button(title: string, testId: string): Promise<ElementHandle> {
+    const button = await (await this.item(title)).$(byTestId(testId));
+    if (!button) throw new Error(`saved request "${title}" has no ${testId} button`);
+    return button;
   }
 }
