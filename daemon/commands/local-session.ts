@@ -8,6 +8,7 @@ import { SamplingRejected } from '../mcp/execution.ts';
 import { redact, redactJson, secretsOf } from '../mcp/redact.ts';
 import { resultProblemOf } from '../mcp/result-problem.ts';
 import { ServerConnection } from '../mcp/server-connection.ts';
+import type { ServerRecord } from '../../shared/servers.ts';
 import type { StoredServer } from '../servers/registry-file.ts';
 import type { Answerer } from './answers.ts';
 import { classify, CommandError, connectionError } from './failure.ts';
@@ -26,7 +27,13 @@ export interface LocalOptions {
   bus?: LogBus;
 }
 
-export async function openLocal(server: StoredServer, options: LocalOptions): Promise<Session> {
+/** A session in this process also tells what the server said of itself when it connected. */
+export interface LocalSession extends Session {
+  /** The server's record: its info, protocol version, capabilities and instructions, secrets masked. */
+  server(): ServerRecord;
+}
+
+export async function openLocal(server: StoredServer, options: LocalOptions): Promise<LocalSession> {
   const bus = options.bus ?? new LogBus(100);
   if (options.verbose) {
     bus.subscribe((entry) => {
@@ -82,6 +89,7 @@ export async function openLocal(server: StoredServer, options: LocalOptions): Pr
       safely(() =>
         connection.request('prompts/get', { name, ...(Object.keys(args).length && { arguments: args }) }),
       ),
+    server: () => connection.record(),
     close: () => connection.disconnect(),
   };
 }

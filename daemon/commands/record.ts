@@ -4,13 +4,12 @@
  * makes the `--call`s given. In this process it then ends; through a daemon (`--daemon URL`) it goes on
  * recording that server's traffic from the daemon's log (calls made in the panel) until Ctrl+C or SIGTERM.
  */
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import type { JsonObject } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
-import type { ServerRecord } from '../../shared/servers.ts';
 import {
-  exchanges,
   formatLine,
   type SessionHeader,
   sessionHeader,
@@ -66,21 +65,25 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     if (!out) throw usageError('--out FILE is needed: the session file to write');
     const toCall = calls(argv);
     const target = await resolveTarget(values, env);
+    // Written beside FILE and moved over it at the end: a recording that fails leaves FILE as it was
+    // (a replay of FILE may be what is being recorded).
     const file = await openOut(out);
     const closeFile = (): Promise<void> => new Promise((resolve) => file.end(resolve));
     let code: number;
     try {
       code =
         target.kind === 'daemon'
-          ? await recordThroughDaemon(target.access, target.serverId, file, values, toCall)
-          : await recordHere(target, file, values, toCall);
+          ? await recordThroughDaemon(target.access, target.serverId, file, values, toCall, out)
+          : await recordHere(target, file, values, toCall, out);
     } catch (error) {
       await closeFile();
-      // Nothing recorded (the server could not be reached): no empty file is left behind.
-      if (file.bytesWritten === 0) await rm(out, { force: true });
+      // Nothing recorded (the server could not be reached): FILE is left alone; what was recorded is kept.
+      if (file.bytesWritten === 0) await rm(file.path, { force: true });
+      else await rename(file.path, out);
       throw error;
     }
     await closeFile();
+    await rename(file.path, out);
     return code;
   });
 }
@@ -102,9 +105,14 @@ function calls(argv: string[]): Call[] {
   return found;
 }
 
-/** The output file, opened before connecting: a path that cannot be written is said at once. */
+/**
+ * The file the recording is written to, opened before connecting (a path that cannot be written is
+ * said at once): a temporary one beside `path`, which `run` moves over `path` at the end.
+ */
 async function openOut(path: string): Promise<WriteStream> {
-  const file = createWriteStream(path);
+  const cannot = (why: string | undefined) => usageError(`--out ${path} cannot be written: ${why ?? 'error'}`);
+  if ((await stat(path).catch(() => undefined))?.isDirectory()) throw cannot('it is a folder');
+  const file = createWriteStream(`${path}.${randomBytes(4).toString('hex')}.tmp`, { flags: 'wx' });
   try {
     await new Promise<void>((resolve, reject) => {
       file.once('open', () => resolve());
@@ -112,8 +120,7 @@ async function openOut(path: string): Promise<WriteStream> {
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a folder' : code;
-    throw usageError(`--out ${path} cannot be written: ${why ?? 'error'}`);
+    throw cannot(code === 'ENOENT' ? 'its folder does not exist' : code);
   }
   return file;
 }
@@ -144,6 +151,7 @@ async function recordHere(
   file: WriteStream,
   values: Values,
   toCall: Call[],
+  out: string,
 ): Promise<number> {
   const bus = new LogBus(100);
   const entries: RpcLogEntry[] = [];
@@ -153,15 +161,16 @@ async function recordHere(
   const session = track(await openLocal(server, { answerer, label, verbose: values.verbose === true, bus }));
   let header: SessionHeader;
   try {
-    const initialize = exchanges({ lines: entries.map(sessionLine) }).find((e) => e.method === 'initialize');
-    header = sessionHeader({ name: server.name, ...(initialize?.result as Partial<ServerRecord>) });
+    // What the connection learnt in its handshake, at either era (initialize, or server/discover).
+    const { serverInfo, protocolVersion, capabilities, instructions } = session.server();
+    header = sessionHeader({ name: server.name, serverInfo, protocolVersion, capabilities, instructions });
     await exercise(session, header, toCall);
   } finally {
     await session.close();
   }
   file.write(formatLine(header));
   for (const entry of entries) file.write(formatLine(sessionLine(entry)));
-  console.log(`recorded ${countMessages(entries)} messages of ${label} to ${file.path as string}`);
+  console.log(`recorded ${countMessages(entries)} messages of ${label} to ${out}`);
   return EXIT.ok;
 }
 
@@ -176,6 +185,7 @@ async function recordThroughDaemon(
   file: WriteStream,
   values: Values,
   toCall: Call[],
+  out: string,
 ): Promise<number> {
   const stopped = new AbortController();
   const stop = (): void => stopped.abort();
@@ -196,10 +206,10 @@ async function recordThroughDaemon(
     await following.started;
     await exercise(session, header, toCall);
     console.error(
-      `inspector-daemon record: recording "${serverId}" to ${file.path as string}; Ctrl+C to stop`,
+      `inspector-daemon record: recording "${serverId}" to ${out}; Ctrl+C to stop`,
     );
     await following.ended;
-    console.log(`recorded ${recorded} messages of "${serverId}" to ${file.path as string}`);
+    console.log(`recorded ${recorded} messages of "${serverId}" to ${out}`);
     return EXIT.ok;
   } finally {
     process.off('SIGINT', stop);

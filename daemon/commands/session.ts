@@ -78,7 +78,7 @@ export function endWhenOutputCloses(): void {
 }
 
 /** Keeps a session to be closed if the command is interrupted (closeOnInterrupt). */
-export function track(session: Session): Session {
+export function track<S extends Session>(session: S): S {
   const release = closeOnInterrupt(() => session.close());
   // Sessions are plain objects of functions: the copy keeps them and wraps close.
   return {

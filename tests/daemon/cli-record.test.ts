@@ -6,7 +6,7 @@
  * FIXTURE_VERSION compared with its recording.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -341,9 +341,16 @@ describe('record through a daemon', () => {
     expect(call.status).toBe(200);
     const env = await daemon.api('POST', '/api/mcp/servers/ev/tools/get-env/call', { parameters: {} });
     expect(env.status).toBe(200);
-    // The answers reach the log stream a moment after the API answers.
+    // The answers reach the log stream a moment after the API answers. The recording grows in a file
+    // beside FILE, moved over it when stopped.
+    const growing = async (): Promise<string> => {
+      const name = (await readdir(dir)).find(
+        (n) => n.startsWith('through-daemon.jsonl.') && n.endsWith('.tmp'),
+      );
+      return name ? readFile(join(dir, name), 'utf8') : '';
+    };
     const deadline = Date.now() + WAIT_MS;
-    while (!(await readFile(file, 'utf8')).includes('get-env') && Date.now() < deadline) {
+    while (!(await growing()).includes('get-env') && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     recording.kill('SIGTERM');
@@ -524,5 +531,42 @@ describe('bad input and exit codes', () => {
     expect(record.stderr).toMatch(/^inspector-daemon record: /);
     // Nothing was recorded: no empty file is left behind.
     await expect(readFile(join(dir, 'never.jsonl'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('leaves a recording at --out as it was when a new one fails', async () => {
+    const kept = join(dir, 'kept.jsonl');
+    const before = '{"type":"session","version":1,"server":{"name":"earlier"}}\n';
+    await writeFile(kept, before);
+    const record = await inspector([
+      'record',
+      '--stdio',
+      'no-such-command-for-inspector-test',
+      '--out',
+      kept,
+    ]);
+    expect(record.code).toBe(3);
+    expect(await readFile(kept, 'utf8')).toBe(before);
+    expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('a recorded 2026-07-28 server', () => {
+  it('has what the server said of itself in server/discover in its header, and its listings', async () => {
+    const session = join(dir, 'modern.jsonl');
+    const line = `"${process.execPath}" ${TSX_LOADER.join(' ')} "${join(FIXTURES, 'modern-server.ts')}" modern`;
+    const recorded = await inspector(['record', '--stdio', line, '--out', session]);
+    expect(recorded.stderr).toBe('');
+    expect(recorded.code).toBe(0);
+    const [header, ...lines] = await sessionLines(session);
+    expect(header?.server).toMatchObject({
+      protocolVersion: '2026-07-28',
+      serverInfo: { name: expect.any(String) },
+      capabilities: { tools: expect.any(Object) },
+    });
+    expect(sentMethods(lines)).toEqual(expect.arrayContaining(['server/discover', 'tools/list']));
+    // diff can compare the server with it.
+    const diff = await inspector(['diff', '--stdio', line, '--against', session]);
+    expect(diff.stderr).toBe('');
+    expect(diff.code).toBe(0);
   });
 });
