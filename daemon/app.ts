@@ -18,6 +18,7 @@ import { attachLiveChannel, isWebSocketUpgrade } from './live/live-channel.ts';
 import { LiveEvents } from './live/live-events.ts';
 import { ExecutionManager } from './mcp/execution.ts';
 import { OAuthManager } from './oauth/oauth-manager.ts';
+import { type DataFolderLock, lockDataFolder } from './servers/data-lock.ts';
 import { oauthCallbackRouter, oauthServerRouter } from './routes/oauth.ts';
 import { loadClientRuntime } from './mcp/server-connection.ts';
 import { DEV_SERVER_URL, type DaemonOptions } from './options.ts';
@@ -145,9 +146,17 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       onRemoved: (serverId) => publish({ type: 'server-removed', serverId }),
     },
   );
+  // Before the registry is read: another daemon on this folder would write it over with its own servers.
+  let folder: DataFolderLock;
+  try {
+    folder = await lockDataFolder(options.dataDir);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
   try {
     await manager.load();
   } catch (error) {
+    await folder.release();
     const file = join(options.dataDir, 'servers.json');
     throw new StartupError(
       `Cannot read the server registry ${file}: ${(error as Error).message}; fix the file there, or move it away to start with no servers`,
@@ -159,6 +168,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       servers = parseMcpServers(JSON.parse(await readFile(options.configFile, 'utf8')), options.configFile);
       checkServerConfigs(servers.map(({ id, config }) => ({ path: `mcpServers.${id}`, config })));
     } catch (error) {
+      await folder.release();
       throw new StartupError(`Cannot import --config ${options.configFile}: ${(error as Error).message}`);
     }
     await manager.put(servers);
@@ -306,11 +316,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       live?.close();
       widgets.close();
       await manager.closeAll();
-      if (!server) return;
-      const closed = new Promise<void>((resolve) => server?.close(() => resolve()));
-      // Open SSE streams and keep-alive sockets would hold close() forever.
-      server.closeAllConnections();
-      await closed;
+      if (server) {
+        const closed = new Promise<void>((resolve) => server?.close(() => resolve()));
+        // Open SSE streams and keep-alive sockets would hold close() forever.
+        server.closeAllConnections();
+        await closed;
+      }
+      await folder.release();
     },
   };
 }

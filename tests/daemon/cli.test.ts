@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { get, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -285,6 +285,22 @@ describe('command line errors', () => {
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
     expect(expectOneLineError(cli.stderr())).toContain(`port ${port}`);
+  });
+
+  it('refuses a second daemon on the same data folder, naming the first, and starts once it has stopped', async () => {
+    const dataDir = await tempDir();
+    const first = runCli(['--port', '0', '--data-dir', dataDir]);
+    await first.waitFor('stdout', LISTENING);
+    const second = runCli(['--port', '0', '--data-dir', dataDir]);
+    expect((await second.exited).code).toBe(1);
+    expect(expectOneLineError(second.stderr())).toBe(
+      `inspector-daemon: another inspector-daemon (process ${first.child.pid}) is using the data folder ${dataDir}: stop it, or give this one a folder of its own with --data-dir`,
+    );
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    await expect(readFile(join(dataDir, 'daemon.pid'), 'utf8')).rejects.toThrow(/ENOENT/);
+    const third = runCli(['--port', '0', '--data-dir', dataDir]);
+    await third.waitFor('stdout', LISTENING);
   });
 
   it('refuses an unknown flag with one line and exit code 2', async () => {

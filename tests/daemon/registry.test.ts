@@ -319,7 +319,8 @@ describe('registry file', () => {
     await writeFile(join(dataDir, 'notes.tmp'), 'not ours');
 
     const d = await daemon({ dataDir });
-    expect((await readdir(dataDir)).sort()).toEqual(['notes.tmp', 'servers.json']);
+    // daemon.pid: the running daemon's hold on the folder (data-lock.ts).
+    expect((await readdir(dataDir)).sort()).toEqual(['daemon.pid', 'notes.tmp', 'servers.json']);
     expect((await d.api('GET', '/api/mcp/servers/')).body.servers.map((s: { id: string }) => s.id)).toEqual([
       'kept',
     ]);
