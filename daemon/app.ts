@@ -18,7 +18,7 @@ import { attachLiveChannel, isWebSocketUpgrade } from './live/live-channel.ts';
 import { LiveEvents } from './live/live-events.ts';
 import { ExecutionManager } from './mcp/execution.ts';
 import { OAuthManager } from './oauth/oauth-manager.ts';
-import { type DataFolderLock, lockDataFolder } from './servers/data-lock.ts';
+import { DataFolderTaken, type DataFolderLock, lockDataFolder } from './servers/data-lock.ts';
 import { oauthCallbackRouter, oauthServerRouter } from './routes/oauth.ts';
 import { loadClientRuntime } from './mcp/server-connection.ts';
 import { DEV_SERVER_URL, type DaemonOptions } from './options.ts';
@@ -103,6 +103,24 @@ function loadAfterListening(rateLimiter: { prepare(): void } | undefined): () =>
   };
 }
 
+/** A data folder the daemon cannot use, said with the folder and the fix (not as a listening problem). */
+function dataFolderProblem(folder: string, error: unknown): StartupError {
+  const { code, message } = error as NodeJS.ErrnoException;
+  const why =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'this user may not write there'
+      : code === 'EROFS'
+        ? 'it is on a read-only file system'
+        : code === 'ENOTDIR' || code === 'EEXIST'
+          ? 'a part of that path is a file, not a folder'
+          : code === 'ENOENT'
+            ? 'a folder on that path is missing and cannot be made'
+            : message;
+  return new StartupError(
+    `cannot use the data folder ${folder}: ${why}; give one this user can write with --data-dir (or INSPECTOR_DATA_DIR)`,
+  );
+}
+
 /** The one factory: the command line, tests and any embedding shell build the daemon here (SPEC part 1). */
 export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options.token === null && !isLoopbackHost(options.host)) {
@@ -110,7 +128,12 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       `--no-auth is refused on the non-loopback address ${options.host}: anyone who can reach it could start processes`,
     );
   }
-  const token = options.token === undefined ? await loadOrCreateToken(options.dataDir) : options.token;
+  const token =
+    options.token === undefined
+      ? await loadOrCreateToken(options.dataDir).catch((error: unknown) => {
+          throw dataFolderProblem(options.dataDir, error);
+        })
+      : options.token;
   const development = options.mode === 'development';
   // The web page's dev server may call the API in development (origin-middleware.ts).
   const devServerOrigins = devOrigins(development, options.devServerUrl);
@@ -151,7 +174,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
     folder = await lockDataFolder(options.dataDir);
   } catch (error) {
-    throw new StartupError((error as Error).message);
+    throw error instanceof DataFolderTaken
+      ? new StartupError(error.message)
+      : dataFolderProblem(options.dataDir, error);
   }
   try {
     await manager.load();

@@ -303,6 +303,18 @@ describe('command line errors', () => {
     await third.waitFor('stdout', LISTENING);
   });
 
+  it('names a data folder it cannot use, and the fix, where it blamed the port', async () => {
+    const file = join(await tempDir(), 'a-file');
+    await writeFile(file, 'not a folder');
+    for (const dataDir of [file, join(file, 'sub')]) {
+      const cli = runCli(['--port', '0', '--data-dir', dataDir]);
+      expect((await cli.exited).code).toBe(1);
+      expect(expectOneLineError(cli.stderr())).toBe(
+        `inspector-daemon: cannot use the data folder ${dataDir}: a part of that path is a file, not a folder; give one this user can write with --data-dir (or INSPECTOR_DATA_DIR)`,
+      );
+    }
+  });
+
   it('refuses an unknown flag with one line and exit code 2', async () => {
     const cli = runCli(['--frobnicate']);
     expect((await cli.exited).code).toBe(2);
