@@ -10,6 +10,7 @@ import {
   diffListings,
   hasDifferences,
   KINDS,
+  ListingProblem,
   type Kind,
   type Listings,
   recordedListings,
@@ -58,6 +59,7 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       recorded = recordedListings(exchanges(await readSession(against)));
     } catch (error) {
       if (error instanceof SessionFileError) throw usageError(error.message);
+      if (error instanceof ListingProblem) throw usageError(`${against}: ${error.message}`);
       throw error;
     }
     if (Object.keys(recorded).length === 0) {

@@ -32,16 +32,31 @@ export interface KindDiff {
 
 export type ListDiff = Partial<Record<Kind, KindDiff>>;
 
+/** A recorded listing diff cannot compare: not a list, or an entry without its name (or URI). */
+export class ListingProblem extends Error {}
+
+const isItem = (value: unknown): value is Item =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** The last complete listing of each kind in a recording (a listing starts with a request without cursor). */
 export function recordedListings(recorded: Exchange[]): Listings {
   const listings: Listings = {};
-  for (const { kind, method, key } of KINDS) {
+  for (const { kind, method, key, id, label } of KINDS) {
     let items: Item[] | undefined;
     for (const exchange of recorded) {
       if (exchange.method !== method || !exchange.result) continue;
       if (!exchange.params?.cursor || !items) items = [];
-      const page = exchange.result[key];
-      if (Array.isArray(page)) items.push(...(page as Item[]));
+      const page: unknown = exchange.result[key];
+      if (page === undefined) continue;
+      if (!Array.isArray(page))
+        throw new ListingProblem(`its ${method} answer has a "${key}" that is no list`);
+      const bad = page.findIndex((item) => !isItem(item) || typeof item[id] !== 'string');
+      if (bad >= 0) {
+        throw new ListingProblem(
+          `its ${method} answer lists ${JSON.stringify(page[bad])?.slice(0, 80) ?? 'nothing'} (entry ${bad}), not a ${label} with a "${id}"`,
+        );
+      }
+      items.push(...(page as Item[]));
     }
     if (items) listings[kind] = items;
   }
@@ -82,8 +97,9 @@ export function describeDiff(diff: ListDiff): string {
 }
 
 function diffItems(before: Item[], after: Item[], idKey: string): KindDiff {
+  // A live server may list anything: what is no object is left out of the comparison.
   const byId = (items: Item[]): Map<string, Item> =>
-    new Map(items.map((item) => [String(item[idKey]), item]));
+    new Map(items.filter(isItem).map((item) => [String(item[idKey]), item]));
   const old = byId(before);
   const now = byId(after);
   const changed: Change[] = [];

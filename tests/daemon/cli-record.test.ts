@@ -488,6 +488,24 @@ describe('bad input and exit codes', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/the first line is not a session header/);
     expect(wrong.stderr).not.toMatch(/\n\s+at /);
+
+    // A recorded listing diff cannot compare: an entry that is no tool, a list that is none.
+    for (const [tools, said] of [
+      ['[null]', /lists null \(entry 0\), not a tool with a "name"/],
+      ['"not a list"', /has a "tools" that is no list/],
+    ] as const) {
+      const odd = join(dir, 'odd-listing.jsonl');
+      await writeFile(
+        odd,
+        '{"type":"session","version":1,"server":{}}\n' +
+          '{"direction":"send","timestamp":"","message":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}\n' +
+          `{"direction":"receive","timestamp":"","message":{"jsonrpc":"2.0","id":1,"result":{"tools":${tools}}}}\n`,
+      );
+      const diff = await inspector(['diff', '--stdio', VERSIONED_LINE, '--against', odd]);
+      expect(diff.code).toBe(2);
+      expect(diff.stderr).toMatch(said);
+      expect(diff.stderr).toMatch(/^inspector-daemon diff: .*odd-listing\.jsonl: its tools\/list answer/);
+    }
   });
 
   it('exits 2 on a usage mistake', async () => {
