@@ -4,7 +4,7 @@
  * line per request, a summary, JUnit XML with `--junit FILE`, and an exit code CI can act on.
  */
 import { constants } from 'node:fs';
-import { access, writeFile } from 'node:fs/promises';
+import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkExpectations, describeExpectation, type Expectation } from '../../shared/expectations.ts';
 import { vmTimeGuard } from '../time-guard.ts';
@@ -71,6 +71,9 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
           `cannot write the JUnit report ${junit}: its folder ${folder} ${error.code === 'ENOENT' ? 'does not exist' : 'cannot be written'}`,
         );
       });
+      if ((await stat(junit).catch(() => undefined))?.isDirectory()) {
+        throw usageError(`cannot write the JUnit report ${junit}: it is a folder; name a file in it`);
+      }
     }
     // Every file is read and every server resolved before anything runs: a typo fails at once.
     const collections = await Promise.all(files.map(readCollection));

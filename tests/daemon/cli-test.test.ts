@@ -414,6 +414,11 @@ describe('inspector-daemon test', () => {
         ],
         /cannot write the JUnit report \/nonexistent-folder\/r\.xml: its folder \/nonexistent-folder does not exist/,
       ],
+      [
+        'a report that would be a folder, before anything runs',
+        ['passing.json', '--stdio', 'no-such-command-for-inspector-tests', '--junit', '.'],
+        /cannot write the JUnit report \.: it is a folder; name a file in it/,
+      ],
     ])(
       '%s',
       async (_, args, message) => {
