@@ -102,6 +102,14 @@ export class McpError extends Error {
 }
 
 /**
+ * The -32001 of a request the server did not answer in time: the client's own time-out, not an answer
+ * of the server (the command line says so).
+ */
+export class RequestTimedOut extends McpError {
+  readonly timedOut = true;
+}
+
+/**
  * A JSON-RPC error answer: the daemon's McpError (a server connection turns the SDK's ProtocolError into
  * one), or an error of that name with a numeric code (the sampling rejection), told by name and code.
  */

@@ -104,6 +104,8 @@ export async function openDaemon(
   access: DaemonAccess,
   serverId: string,
   answerer: Answerer,
+  /** A tool call's time-out in the daemon (`--timeout`); the daemon's default when undefined. */
+  timeoutMs?: number,
 ): Promise<Session> {
   const api = new DaemonApi(access);
   try {
@@ -127,7 +129,11 @@ export async function openDaemon(
     calling = name;
     let outcome: ExecutionOutcome;
     try {
-      outcome = await api.call('POST /tools/execute', {}, { serverId, toolName: name, parameters: args });
+      outcome = await api.call(
+        'POST /tools/execute',
+        {},
+        { serverId, toolName: name, parameters: args, ...(timeoutMs !== undefined && { timeoutMs }) },
+      );
     } finally {
       calling = undefined;
     }

@@ -3,7 +3,7 @@
  * a line pointing at the command's --help), and the exit code that says which kind of failure it was
  * (exit-codes.ts). Never a stack, never a secret.
  */
-import { isMcpError, UpstreamError } from '../errors.ts';
+import { isMcpError, RequestTimedOut, UpstreamError } from '../errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { interruption } from './session.ts';
 
@@ -36,6 +36,9 @@ function bareMessage(message: string): string {
  */
 export function classify(error: unknown): CommandError {
   if (error instanceof CommandError) return error;
+  if (error instanceof RequestTimedOut) {
+    return serverError(`no answer from the server in time: the call timed out (${error.code})`);
+  }
   if (isMcpError(error))
     return serverError(`the server answered error ${error.code}: ${bareMessage(error.message)}`);
   if (error instanceof UpstreamError) {

@@ -10,4 +10,5 @@ and through a running daemon instead of in this process:
   --daemon URL         e.g. http://127.0.0.1:6274, with --server ID of the daemon's servers
   --token T            its token (default INSPECTOR_TOKEN, else <data-dir>/token)
   --data-dir DIR       registry and token folder (INSPECTOR_DATA_DIR; default ~/.config/inspector-daemon)
-  --verbose            print the JSON-RPC messages and the server's stderr on stderr`;
+  --verbose            print the JSON-RPC messages and the server's stderr on stderr
+  --timeout SECONDS    a tool call with no answer (nor progress) for this long fails (default 300)`;

@@ -9,12 +9,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import type { JsonObject } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
-import {
-  formatLine,
-  type SessionHeader,
-  sessionHeader,
-  sessionLine,
-} from '../../shared/session-file.ts';
+import { formatLine, type SessionHeader, sessionHeader, sessionLine } from '../../shared/session-file.ts';
 import { LogBus } from '../logs/log-bus.ts';
 import { Answerer, readAnswers } from './answers.ts';
 import { callArguments } from './call-args.ts';
@@ -24,7 +19,14 @@ import { classify, connectionError, guarded, usageError } from './failure.ts';
 import { SERVER_HELP } from './help.ts';
 import { openLocal } from './local-session.ts';
 import { type Session, track } from './session.ts';
-import { parseCommand, resolveTarget, type Target, TARGET_OPTIONS, type Values } from './target.ts';
+import {
+  callTimeoutMs,
+  parseCommand,
+  resolveTarget,
+  type Target,
+  TARGET_OPTIONS,
+  type Values,
+} from './target.ts';
 
 const USAGE = `Usage: inspector-daemon record SERVER --out FILE [--call NAME [--args JSON]]... [--answer JSON|FILE]...
 
@@ -110,7 +112,8 @@ function calls(argv: string[]): Call[] {
  * said at once): a temporary one beside `path`, which `run` moves over `path` at the end.
  */
 async function openOut(path: string): Promise<WriteStream> {
-  const cannot = (why: string | undefined) => usageError(`--out ${path} cannot be written: ${why ?? 'error'}`);
+  const cannot = (why: string | undefined) =>
+    usageError(`--out ${path} cannot be written: ${why ?? 'error'}`);
   if ((await stat(path).catch(() => undefined))?.isDirectory()) throw cannot('it is a folder');
   const file = createWriteStream(`${path}.${randomBytes(4).toString('hex')}.tmp`, { flags: 'wx' });
   try {
@@ -158,7 +161,15 @@ async function recordHere(
   // Subscribed before connecting: the bus hands its subscribers each entry with the secrets redacted.
   bus.subscribe((entry) => entries.push(entry));
   const answerer = new Answerer(readAnswers((values.answer as string[] | undefined) ?? []));
-  const session = track(await openLocal(server, { answerer, label, verbose: values.verbose === true, bus }));
+  const session = track(
+    await openLocal(server, {
+      answerer,
+      label,
+      verbose: values.verbose === true,
+      bus,
+      toolTimeoutMs: callTimeoutMs(values),
+    }),
+  );
   let header: SessionHeader;
   try {
     // What the connection learnt in its handshake, at either era (initialize, or server/discover).
@@ -194,7 +205,7 @@ async function recordThroughDaemon(
   try {
     const answerer = new Answerer(readAnswers((values.answer as string[] | undefined) ?? []));
     // Connected first, so the header carries the server's info and capabilities.
-    const session = await openDaemon(access, serverId, answerer);
+    const session = await openDaemon(access, serverId, answerer, callTimeoutMs(values));
     const api = new DaemonApi(access);
     const header = sessionHeader(await api.call('GET /servers/:id', { id: serverId }));
     file.write(formatLine(header));
@@ -205,9 +216,7 @@ async function recordThroughDaemon(
     });
     await following.started;
     await exercise(session, header, toCall);
-    console.error(
-      `inspector-daemon record: recording "${serverId}" to ${out}; Ctrl+C to stop`,
-    );
+    console.error(`inspector-daemon record: recording "${serverId}" to ${out}; Ctrl+C to stop`);
     await following.ended;
     console.log(`recorded ${recorded} messages of "${serverId}" to ${out}`);
     return EXIT.ok;

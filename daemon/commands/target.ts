@@ -47,7 +47,27 @@ export const TARGET_OPTIONS = {
   config: { type: 'string' },
   answer: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
+  timeout: { type: 'string' },
 } as const satisfies Options;
+
+/** The longest `--timeout` a call may have: the daemon's own bound on a call's time-out (a day). */
+const MAX_TIMEOUT_SECONDS = 86_400;
+
+/**
+ * `--timeout SECONDS`: how long a tool call may go without an answer (or progress) before it fails;
+ * undefined for the default (5 minutes, as in the daemon).
+ */
+export function callTimeoutMs(values: Values): number | undefined {
+  const text = values.timeout;
+  if (typeof text !== 'string') return undefined;
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || seconds <= 0 || seconds > MAX_TIMEOUT_SECONDS) {
+    throw usageError(
+      `--timeout must be a number of seconds above 0, at most ${MAX_TIMEOUT_SECONDS}, not "${text}"`,
+    );
+  }
+  return Math.max(1, Math.round(seconds * 1000));
+}
 
 export type Values = Partial<Record<string, string | boolean | string[]>>;
 
@@ -289,10 +309,16 @@ export async function resolveTarget(
 /** Opens the target; the session is closed on Ctrl+C, and must be closed by the caller otherwise. */
 export async function openTarget(target: Target, values: Values): Promise<Session> {
   const answerer = new Answerer(readAnswers(list(values, 'answer')));
+  const toolTimeoutMs = callTimeoutMs(values);
   const session =
     target.kind === 'daemon'
-      ? await openDaemon(target.access, target.serverId, answerer)
-      : await openLocal(target.server, { answerer, label: target.label, verbose: values.verbose === true });
+      ? await openDaemon(target.access, target.serverId, answerer, toolTimeoutMs)
+      : await openLocal(target.server, {
+          answerer,
+          label: target.label,
+          verbose: values.verbose === true,
+          toolTimeoutMs,
+        });
   return track(session);
 }
 

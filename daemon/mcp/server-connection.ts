@@ -11,7 +11,7 @@ import type { JsonObject, ListPage, LoggingLevel, ToolsListResponse } from '../.
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { MCP_APPS_CLIENT_CAPABILITY, MCP_APPS_EXTENSION_ID } from '../../shared/mcp-apps.ts';
 import type { Root, ServerConfig, ServerRecord, ServerStatus } from '../../shared/servers.ts';
-import { isMcpError, McpError, UpstreamError } from '../errors.ts';
+import { isMcpError, McpError, RequestTimedOut, UpstreamError } from '../errors.ts';
 import { type LogBus, logTimestamp, type Redactor } from '../logs/log-bus.ts';
 import { type LogicalCall, logicalCall, withinCall } from '../logs/logical-call.ts';
 import { type OutputDirection, OutputLineBudget } from '../logs/output-budget.ts';
@@ -178,7 +178,7 @@ function answered(error: unknown): McpError | UpstreamError | undefined {
   const { ProtocolError, SdkError } = sdk();
   if (error instanceof ProtocolError) return new McpError(error.code, error.message, error.data);
   if (isTimeout(error)) {
-    return new McpError(REQUEST_TIMEOUT_CODE, 'Request timed out', (error as { data?: unknown }).data);
+    return new RequestTimedOut(REQUEST_TIMEOUT_CODE, 'Request timed out', (error as { data?: unknown }).data);
   }
   if (error instanceof SdkError && CALL_FAILURES.has(error.code)) {
     return new UpstreamError(error.message, error.code, error.data);
@@ -680,9 +680,11 @@ export class ServerConnection {
     const message = redact(error.message, this.secrets);
     const data = redactJson(error.data, this.secrets);
     if (message === error.message && data === error.data) return error;
-    return error instanceof McpError
-      ? new McpError(error.code, message, data)
-      : new UpstreamError(message, error.code, data);
+    if (error instanceof McpError) {
+      const Kind = error instanceof RequestTimedOut ? RequestTimedOut : McpError;
+      return new Kind(error.code, message, data);
+    }
+    return new UpstreamError(message, error.code, data);
   }
 
   /** Connects; `legacy` skips the era probe (the retry after a STDIO server that the probe ended). */

@@ -191,6 +191,29 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
     expect(run.stderr).toBe('');
   });
 
+  it('gives up on a call after --timeout seconds, saying the server did not answer in time', async () => {
+    const run = await inspector([
+      'tools',
+      'call',
+      'slow',
+      '--arg',
+      'ms=60000',
+      '--timeout',
+      '0.5',
+      ...FIXTURE_ARGS,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'inspector-daemon tools: no answer from the server in time: the call timed out (-32001)\n',
+    );
+    const bad = await inspector(['tools', 'call', 'slow', '--timeout', 'soon', ...FIXTURE_ARGS]);
+    expectUsageError(
+      bad,
+      'tools',
+      /--timeout must be a number of seconds above 0, at most 86400, not "soon"/,
+    );
+  });
+
   it('prints a tool result with isError and exits 1', async () => {
     const run = await inspector(['tools', 'call', 'get-sum', '--args', '{"a":1}', ...EVERYTHING_ARGS]);
     expect(run.code).toBe(1);
