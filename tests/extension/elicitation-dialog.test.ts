@@ -93,6 +93,21 @@ describe('ElicitationDialog', () => {
     expect(wrapper.find('[data-testid="elicit-missing"]').exists()).toBe(false);
   });
 
+  it('calls its JSON the answer, and while it cannot be read says so and nothing of what is missing', async () => {
+    const wrapper = open({ elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }) });
+    await wrapper.get('[data-testid="mode-json"]').trigger('click');
+    expect(wrapper.get('label[for="elicit-req-1-raw-json"]').text()).toBe(
+      'The answer as a JSON object, exactly as sent',
+    );
+    await wrapper.get('[data-testid="raw-json"]').setValue('{"name": "Ada", oops');
+    await flushPromises();
+    expect(wrapper.get('[data-testid="elicit-unreadable"]').text()).toBe(
+      'The JSON of the answer cannot be read: fix it first.',
+    );
+    expect(wrapper.find('[data-testid="elicit-missing"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="elicit-accept"]').attributes()).toHaveProperty('disabled');
+  });
+
   it('accepts with the parameters of the form, optional empty fields left out', async () => {
     const wrapper = open({ elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }) });
     await wrapper.get('[data-testid="field-name"]').setValue('Ada');
