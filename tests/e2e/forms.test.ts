@@ -5,6 +5,7 @@ import { FIXTURES, ROOT, TSX_LOADER, type TestDaemon } from '../daemon/helpers.t
 import { type ExtensionBrowser, launchWithTestExtension, VIEWPORT } from './support/browser.ts';
 import { startDaemonForExtension } from './support/daemon.ts';
 import { PanelPage } from './support/pages/panel.ts';
+import { PopupPage } from './support/pages/popup.ts';
 import { byTestId } from './support/pages/dom.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
@@ -179,6 +180,41 @@ describe('forms generated from JSON Schema in the DevTools panel', USER_FLOW, ()
         legacyTier: 'b',
       },
     });
+  });
+
+  it('keeps a form nine objects deep within a narrow panel and within the popup', async () => {
+    const within = async (page: typeof panel.page) =>
+      page.evaluate(() => {
+        const groups = [...document.querySelectorAll('.schema-form fieldset')].map((el) =>
+          el.getBoundingClientRect(),
+        );
+        return {
+          groups: groups.length,
+          pageScrolls: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+          past: groups.filter((box) => box.right > document.documentElement.clientWidth + 0.5).length,
+        };
+      });
+    await panel.tools.select('nested');
+    await panel.page.setViewport({ ...VIEWPORT, width: 420 });
+    try {
+      await panel.page.waitForFunction(() => document.querySelectorAll('.schema-form fieldset').length === 9);
+      expect(await within(panel.page)).toEqual({ groups: 9, pageScrolls: false, past: 0 });
+      await shoot('nested-420', 420);
+    } finally {
+      await panel.page.setViewport(VIEWPORT);
+    }
+    const popup = await PopupPage.open(ext.browser, ext.pageUrl('popup.html'));
+    try {
+      await popup.selectServer('schemas');
+      await popup.selectTool('nested');
+      await popup.page.waitForFunction(() => document.querySelectorAll('.schema-form fieldset').length === 9);
+      expect(await within(popup.page)).toEqual({ groups: 9, pageScrolls: false, past: 0 });
+      await popup.page.bringToFront();
+      await popup.page.screenshot({ path: join(SHOTS, 'popup-nested.png') });
+    } finally {
+      await popup.close();
+    }
+    await panel.page.bringToFront();
   });
 
   it('stays responsive with a schema that expands exponentially and an outputSchema pattern that backtracks', async () => {
