@@ -6,6 +6,7 @@
 import { isMcpError, RequestTimedOut, UpstreamError } from '../errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { interruption } from './session.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
@@ -61,7 +62,8 @@ export async function guarded(command: string, body: () => Promise<number>): Pro
       return EXIT.serverError;
     }
     const failure = classify(error);
-    console.error(`inspector-daemon ${command}: ${failure.message}`);
+    // A server's words are in it: no escape sequence of theirs reaches the terminal.
+    console.error(`inspector-daemon ${command}: ${terminalSafe(failure.message)}`);
     if (failure.exitCode === EXIT.usage) console.error(`See \`inspector-daemon ${command} --help\`.`);
     return failure.exitCode;
   }

@@ -4,6 +4,7 @@
  */
 import type { JsonObject } from '../../shared/api.ts';
 import { usageError } from './failure.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 export type OutputMode = 'json' | 'pretty';
 
@@ -17,9 +18,11 @@ export function outputMode(
   return terminal ? 'pretty' : 'json';
 }
 
-/** Prints `value` as JSON, or as the readable text `readable` makes of it. */
+/** Prints `value` as JSON, or as the readable text `readable` makes of it (control characters escaped). */
 export function print<T>(mode: OutputMode, value: T, readable: (value: T) => string): void {
-  process.stdout.write(mode === 'json' ? `${JSON.stringify(value, null, 2)}\n` : `${readable(value)}\n`);
+  process.stdout.write(
+    mode === 'json' ? `${JSON.stringify(value, null, 2)}\n` : `${terminalSafe(readable(value))}\n`,
+  );
 }
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');

@@ -13,6 +13,7 @@ import { EXIT } from './exit-codes.ts';
 import { classify, CommandError, guarded, usageError } from './failure.ts';
 import { SERVER_HELP } from './help.ts';
 import { type CaseReport, junitXml, type SuiteReport } from './junit.ts';
+import { terminalSafe } from './terminal-safe.ts';
 import type { Session } from './session.ts';
 import { type Collection, readCollection } from './test-collections.ts';
 import {
@@ -104,6 +105,9 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
  * The server a collection runs against. --stdio/--url run every file against the server they give,
  * whatever the registry holds under the collection's id; otherwise --server, else the collection's own.
  */
+/** A line of the run's report: titles, names and messages come from files and servers. */
+const say = (line: string): void => console.log(terminalSafe(line));
+
 async function targetOf(collection: Collection, values: Values, env: NodeJS.ProcessEnv): Promise<Target> {
   const inline = values.stdio !== undefined || values.url !== undefined;
   try {
@@ -128,7 +132,7 @@ async function runCollection(
   const timestamp = new Date().toISOString().slice(0, 19);
   const started = performance.now();
   const count = collection.requests.length;
-  console.log(`${collection.file}: ${count} request${count === 1 ? '' : 's'} against ${targetName(target)}`);
+  say(`${collection.file}: ${count} request${count === 1 ? '' : 's'} against ${targetName(target)}`);
   const suite = (cases: CaseReport[]): SuiteReport => ({
     name: collection.name,
     properties: {
@@ -146,7 +150,7 @@ async function runCollection(
   } catch (error) {
     const failure = classify(error);
     if (failure.exitCode === EXIT.connection) totals.unreachable = true;
-    console.log(`  ERROR ${failure.message}`);
+    say(`  ERROR ${failure.message}`);
     totals.errors += count;
     return suite(collection.requests.map((r) => notRun(collection, r, failure.message)));
   }
@@ -165,7 +169,7 @@ async function runCollection(
         const rest = collection.requests.slice(cases.length);
         cases.push(...rest.map((r) => notRun(collection, r, 'not run: the server could not be reached')));
         totals.errors += rest.length;
-        if (rest.length) console.log(`  ERROR ${rest.length} more not run: the server could not be reached`);
+        if (rest.length) say(`  ERROR ${rest.length} more not run: the server could not be reached`);
         break;
       }
     }
@@ -206,7 +210,7 @@ async function runRequest(
   } catch (error) {
     const failure = classify(error);
     const seconds = (performance.now() - started) / 1000;
-    console.log(`  ERROR ${request.title} (${request.toolName}): ${failure.message}`);
+    say(`  ERROR ${request.title} (${request.toolName}): ${failure.message}`);
     const type = failure.exitCode === EXIT.connection ? 'ConnectionError' : 'ServerError';
     return { name: request.title, className, seconds, error: { message: failure.message, type } };
   }
@@ -224,8 +228,8 @@ async function runRequest(
   const took = `${Math.round(latencyMs)} ms`;
   const held = `${outcomes.length - failed.length}/${outcomes.length} expectations`;
   const fails = failed.length > 0 || broken.length > 0;
-  console.log(`  ${fails ? 'FAIL ' : 'PASS '} ${request.title} (${request.toolName}, ${took}, ${held})`);
-  for (const message of [...broken, ...failed.map((o) => o.message)]) console.log(`        ✗ ${message}`);
+  say(`  ${fails ? 'FAIL ' : 'PASS '} ${request.title} (${request.toolName}, ${took}, ${held})`);
+  for (const message of [...broken, ...failed.map((o) => o.message)]) say(`        ✗ ${message}`);
   const lines = [...broken, ...failed.map((o) => `${describeExpectation(o.expectation)}: ${o.message}`)];
   return {
     name: request.title,
@@ -257,7 +261,7 @@ function printSummary(totals: Totals, files: number, elapsedMs: number): void {
     `${failed} failed`,
     ...(errors ? [`${errors} error${errors === 1 ? '' : 's'}`] : []),
   ];
-  console.log(
+  say(
     `\n${requests} request${requests === 1 ? '' : 's'} in ${files} file${files === 1 ? '' : 's'}: ${parts.join(', ')} (${(elapsedMs / 1000).toFixed(1)} s)`,
   );
 }

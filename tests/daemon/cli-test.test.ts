@@ -290,6 +290,27 @@ describe('inspector-daemon test', () => {
   );
 
   it(
+    'prints no control character of a title or of what the server sent: a terminal would act on them',
+    async () => {
+      const dir = await tempDir();
+      const sneaky = '\u001b]0;pwned\u0007\u001b[2J';
+      const file = await collection(dir, 'sneaky.json', {
+        version: 1,
+        serverId: 'everything',
+        requests: [
+          request(`Bell\u0007 ring`, 'echo', { message: sneaky }, [{ kind: 'text', text: 'nothing' }]),
+        ],
+      });
+      const run = await runTest([file, '--stdio', EVERYTHING_STDIO], dir);
+      expect(run.code).toBe(4);
+      expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+      expect(run.stdout).toMatch(/^ {2}FAIL {2}Bell\\u0007 ring \(echo, /m);
+      expect(run.stdout).toContain('got "Echo: \\u001b]0;pwned\\u0007\\u001b[2J"');
+    },
+    RUN_MS,
+  );
+
+  it(
     'fails a request whose 2026-07-28 result breaks the schema, whatever its expectations, saying what is wrong',
     async () => {
       const dir = await tempDir();
