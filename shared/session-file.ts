@@ -85,7 +85,11 @@ export function formatLine(value: SessionHeader | SessionLine): string {
 export function parseSession(text: string, source: string): Session {
   let header: SessionHeader | undefined;
   const lines: SessionLine[] = [];
-  for (const [index, row] of text.split('\n').entries()) {
+  // A byte order mark before the first line (some editors write one) is not part of the JSON.
+  for (const [index, row] of text
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .entries()) {
     if (row.trim() === '') continue;
     let value: unknown;
     try {
@@ -118,8 +122,35 @@ function checkHeader(value: unknown, source: string): SessionHeader {
     );
   }
   const server = isObject(value.server) ? (value.server as SessionHeader['server']) : {};
+  // Replay answers initialize with these: each must be what an InitializeResult holds there.
+  const wrong = Object.entries(HEADER_FIELDS).find(([field, fits]) => {
+    const given = (server as Json)[field];
+    return given !== undefined && !fits(given);
+  });
+  if (wrong) {
+    throw new SessionFileError(
+      `${source}: the header's server.${wrong[0]} is not ${HEADER_FIELD_TYPES[wrong[0]]}`,
+    );
+  }
   return { type: 'session', version: 1, server, recordedAt: String(value.recordedAt ?? '') };
 }
+
+const isString = (value: unknown): boolean => typeof value === 'string';
+/** The header's fields about the server, and what each must be. */
+const HEADER_FIELDS: Record<string, (value: unknown) => boolean> = {
+  name: isString,
+  protocolVersion: isString,
+  instructions: isString,
+  capabilities: isObject,
+  serverInfo: (value) => isObject(value) && typeof value.name === 'string',
+};
+const HEADER_FIELD_TYPES: Record<string, string> = {
+  name: 'a string',
+  protocolVersion: 'a string',
+  instructions: 'a string',
+  capabilities: 'an object',
+  serverInfo: 'an object with a name',
+};
 
 function checkLine(value: unknown, source: string, number: number): SessionLine {
   if (isObject(value)) {

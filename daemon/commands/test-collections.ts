@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { exceedsDepth, MAX_MESSAGE_DEPTH } from '../../shared/json-depth.ts';
 import { parseSavedRequestsExport, type SavedRequest } from '../../shared/saved-requests.ts';
 import { usageError } from './failure.ts';
 
@@ -33,9 +34,15 @@ export async function readCollection(file: string): Promise<Collection> {
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // A byte order mark (some editors write one) is not part of the JSON.
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw usageError(`${file} is not JSON: ${(error as Error).message}`);
+  }
+  // Parameters go to the server as a message, and a snapshot is compared with one: deeper than a message
+  // may be, neither could ever hold.
+  if (exceedsDepth(json, MAX_MESSAGE_DEPTH)) {
+    throw usageError(`${file} nests objects or arrays more than ${MAX_MESSAGE_DEPTH} levels deep`);
   }
   const { requests, problems } = parseSavedRequestsExport(json);
   if (problems.length > 0) {
@@ -43,6 +50,8 @@ export async function readCollection(file: string): Promise<Collection> {
     const more = problems.length > QUOTED_PROBLEMS ? ` (and ${problems.length - QUOTED_PROBLEMS} more)` : '';
     throw usageError(`${file} is not a saved-requests collection: ${quoted}${more}`);
   }
+  // A run of no request would pass, whatever the server does.
+  if (requests.length === 0) throw usageError(`${file} holds no requests: there is nothing to test`);
   const serverId =
     typeof json === 'object' && json !== null && !Array.isArray(json) && 'serverId' in json
       ? (json as { serverId?: unknown }).serverId

@@ -489,6 +489,25 @@ describe('bad input and exit codes', () => {
     expect(wrong.stderr).toMatch(/the first line is not a session header/);
     expect(wrong.stderr).not.toMatch(/\n\s+at /);
 
+    // A header replay cannot answer initialize with: each field as an InitializeResult holds it.
+    const badHeader = join(dir, 'bad-header.jsonl');
+    await writeFile(badHeader, '{"type":"session","version":1,"server":{"capabilities":"all of them"}}\n');
+    const refused = await inspector(['replay', badHeader]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/bad-header\.jsonl: the header's server\.capabilities is not an object/);
+
+    // A byte order mark before the header is read past.
+    const marked = join(dir, 'marked.jsonl');
+    await writeFile(
+      marked,
+      '\uFEFF{"type":"session","version":1,"server":{}}\n' +
+        '{"direction":"send","timestamp":"","message":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}\n' +
+        '{"direction":"receive","timestamp":"","message":{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}}\n',
+    );
+    const compared = await inspector(['diff', '--stdio', VERSIONED_LINE, '--against', marked]);
+    expect(compared.stderr).toBe('');
+    expect(compared.code).toBe(4);
+
     // A recorded listing diff cannot compare: an entry that is no tool, a list that is none.
     for (const [tools, said] of [
       ['[null]', /lists null \(entry 0\), not a tool with a "name"/],

@@ -240,7 +240,8 @@ describe('inspector-daemon test', () => {
     'runs a collection over STDIO: a line per request, a summary, exit 0 and a JUnit report',
     async () => {
       const dir = await tempDir();
-      const file = await collection(dir, 'passing.json', passing);
+      // Written as some editors do, with a byte order mark first.
+      const file = await collection(dir, 'passing.json', `\uFEFF${JSON.stringify(passing)}`);
       const report = join(dir, 'report.xml');
       const run = await runTest([file, '--stdio', EVERYTHING_STDIO, '--junit', report], dir);
       expect(run.stderr).toBe('');
@@ -414,6 +415,16 @@ describe('inspector-daemon test', () => {
       ],
       ['a file that is not JSON', ['broken.json'], /broken\.json is not JSON: /],
       [
+        'a collection of no request',
+        ['empty.json'],
+        /empty\.json holds no requests: there is nothing to test/,
+      ],
+      [
+        'parameters nested deeper than a message may be',
+        ['deep.json'],
+        /deep\.json nests objects or arrays more than 1024 levels deep/,
+      ],
+      [
         'a malformed expectation',
         ['malformed.json'],
         /malformed\.json is not a saved-requests collection: requests\[0\]\.expectations\[0\]: maxMs must be a number of milliseconds/,
@@ -446,6 +457,13 @@ describe('inspector-daemon test', () => {
         const dir = await tempDir();
         await collection(dir, 'passing.json', passing);
         await collection(dir, 'broken.json', '{"version": 1,');
+        await collection(dir, 'empty.json', { version: 1, serverId: 'everything', requests: [] });
+        const deep = `${'{"d":'.repeat(200_000)}1${'}'.repeat(200_000)}`;
+        await collection(
+          dir,
+          'deep.json',
+          `{"version":1,"serverId":"everything","requests":[{"title":"Deep","toolName":"echo","parameters":${deep}}]}`,
+        );
         await collection(dir, 'malformed.json', {
           version: 1,
           serverId: 'everything',
