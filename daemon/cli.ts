@@ -390,9 +390,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
 }
 
 /**
- * npm (`npm start`, `npx inspector-daemon`) runs the daemon under `sh -c`. A SIGTERM or Ctrl+C npm
- * passes on ends that shell but, where the shell is dash, not the daemon under it: the daemon then
- * notices that its parent is gone and stops as if it had the signal itself.
+ * npm (`npm start`, `npx inspector-daemon`) runs the daemon under `sh -c`. A SIGTERM npm passes on
+ * ends that shell but, where the shell is dash, not the daemon under it: the daemon then notices that
+ * its parent is gone and stops as if it had the signal itself. (Ctrl+C in a terminal reaches the whole
+ * process group, the daemon too; a SIGINT npm alone passes on is held by dash while it waits.)
  */
 function stopWithNpm(env: NodeJS.ProcessEnv, stop: (why: string) => void): void {
   if (!env.npm_lifecycle_event) return;
