@@ -109,6 +109,38 @@ describe('WidgetTraffic', () => {
     expect(rows[1]!.get('[data-testid="widget-message-note"]').text()).toBe('dismissed');
   });
 
+  it('tells an opened link quietly and a link not opened as a warning, in the badge and the note', () => {
+    const link = (seq: number, note: string): TrafficEntry => ({
+      seq,
+      at: AT + seq,
+      direction: 'out',
+      type: 'ui/open-link:result',
+      data: {},
+      note,
+    });
+    const wrapper = mount(WidgetTraffic, {
+      props: {
+        entries: [link(1, 'opened: in a new tab, as the user chose'), link(2, 'dismissed: not opened')],
+      },
+    });
+    const tones = wrapper
+      .findAll('[data-testid="widget-message"]')
+      .map((row) => [
+        row.get('[data-testid="widget-message-note"]').classes(),
+        row.get('[data-testid="widget-message-note-text"]').classes(),
+      ]);
+    expect(tones).toEqual([
+      [
+        ['badge', 'muted'],
+        ['note', 'muted'],
+      ],
+      [
+        ['badge', 'warn'],
+        ['note', 'warn'],
+      ],
+    ]);
+  });
+
   it('writes a message only while its row is open, and a large one only in part until Show all', async () => {
     const big = { type: 'ui/notifications/tool-result', blob: 'x'.repeat(TEXT_LIMIT * 3) };
     const entries: TrafficEntry[] = Array.from({ length: 500 }, (_, i) => ({
