@@ -13,11 +13,19 @@ const SOURCE_PARTS = /^(?:([a-z]+):\/\/)?(\*\.)?([^/:]+)(?::(\d+|\*))?/i;
 const DEFAULT_PORTS: Record<string, number> = { http: 80, ws: 80, https: 443, wss: 443 };
 
 /** `localhost`, a name under it, an address of 127.0.0.0/8, or 0.0.0.0 (which Linux routes to this machine). */
-function isLoopbackName(host: string): boolean {
+function isLoopbackName(written: string): boolean {
+  // As a browser reads it: `127.1`, `0x7f000001` and `2130706433` are 127.0.0.1, `0` is 0.0.0.0.
+  let host = written;
+  try {
+    host = new URL(`http://${written}/`).hostname;
+  } catch {
+    // No host a URL takes: judged as written.
+  }
   return (
     host === 'localhost' ||
     host.endsWith('.localhost') ||
     host === '0.0.0.0' ||
+    host === '[::1]' ||
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
   );
 }

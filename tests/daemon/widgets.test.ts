@@ -898,6 +898,11 @@ describe('widget policy', () => {
       'http://app.localhost:*',
       'https://*.localhost:*',
       'http://*.0.0.1:*',
+      // Other spellings of loopback addresses, as a browser reads them.
+      '0x7f000001:6274',
+      '127.1:6274',
+      'http://2130706433:6274',
+      'http://0:6274',
     ]) {
       expect(namesDaemon(source, daemon), source).toBe(true);
     }
