@@ -455,6 +455,12 @@ describe('a tools/list answer the daemon found wrong', () => {
     expect(wrapper.text()).not.toContain('This server offers no tools.');
   });
 
+  it('asks to select no tool when there is none', async () => {
+    const empty = await mountListing({ tools: [], toolsMetadata: {} });
+    expect(empty.text()).toContain('This server offers no tools.');
+    expect(empty.get('[data-testid="tool-none-selected"]').text()).toBe('');
+  });
+
   it('shows no warning for a list without a problem', async () => {
     const wrapper = await mountListing({ tools: [tool('echo', 'Echoes')], toolsMetadata: {} });
     expect(wrapper.find('[data-testid="tool-echo"]').exists()).toBe(true);
