@@ -159,6 +159,9 @@ export function configFromEntry(entry: McpServersEntry): ServerConfig | string {
     if (entry.auth) config.auth = entry.auth;
     return config;
   }
+  // Given, but not as a name or address can be written.
+  if (entry.command !== undefined) return '"command" must be a non-empty string (the program to start)';
+  if (entry.url !== undefined) return '"url" must be a non-empty string (the server\'s address)';
   return 'needs either "command" (STDIO) or "url" (SSE, HTTP, WebSocket)';
 }
 

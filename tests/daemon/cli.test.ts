@@ -524,6 +524,10 @@ describe('config file messages', () => {
       '--config FILE: wrong entries in mcpServers: "broken": needs either "command" (STDIO) or "url" (SSE, HTTP, WebSocket); fix or remove them',
     ],
     [
+      '{ "mcpServers": { "a": { "command": 5 } } }',
+      '--config FILE: wrong entries in mcpServers: "a": "command" must be a non-empty string (the program to start); fix or remove them',
+    ],
+    [
       '{ "mcpServers": { "remote": { "url": "ftp://example.com/mcp", "type": "http" } } }',
       '--config FILE: mcpServers.remote.url: must match pattern "^(https?|wss?)://"; fix or remove these entries',
     ],
