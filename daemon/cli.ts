@@ -85,6 +85,9 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
   }
   const hostOrigin = values.host !== undefined ? '--host' : 'HOST';
   const host = checkHost(values.host ?? env.HOST ?? '127.0.0.1', hostOrigin);
+  if (values['no-auth'] && values.token !== undefined) {
+    throw new UsageError('--no-auth and --token ask for opposite things: give one of them');
+  }
   const token = values['no-auth'] ? null : (values.token ?? env.INSPECTOR_TOKEN);
   if (typeof token === 'string' && token.length < 16) {
     throw new UsageError(

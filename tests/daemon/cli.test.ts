@@ -448,6 +448,7 @@ describe('parseCommandLine', () => {
     [['--log-buffer-mb', '2'], '--log-buffer-mb must be a whole number from 4 to 16384, not "2"'],
     [['--log-buffer-mb', '1.5'], '--log-buffer-mb must be a whole number from 4 to 16384, not "1.5"'],
     [['--token', 'short'], '--token must be at least 16 characters'],
+    [['--no-auth', '--token', 'a-token-of-20-chars!'], '--no-auth and --token ask for opposite things'],
     [
       ['--allowed-host', 'http://myhost.example:8080/'],
       '--allowed-host must be a host name or address, such as myhost.local or 192.168.1.20, not "http://myhost.example:8080/": give the name alone, without scheme or port',
