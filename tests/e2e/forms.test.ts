@@ -185,7 +185,7 @@ describe('forms generated from JSON Schema in the DevTools panel', USER_FLOW, ()
   it('keeps a form nine objects deep within a narrow panel and within the popup', async () => {
     const within = async (page: typeof panel.page) =>
       page.evaluate(() => {
-        const groups = [...document.querySelectorAll('.schema-form fieldset')].map((el) =>
+        const groups = Array.from(document.querySelectorAll('.schema-form fieldset'), (el) =>
           el.getBoundingClientRect(),
         );
         return {

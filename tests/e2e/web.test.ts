@@ -87,7 +87,7 @@ describe('the web page served by the daemon', USER_FLOW, () => {
     const page = await browser.newPage();
     try {
       await page.goto(`http://localhost:${(attacker.address() as AddressInfo).port}/`);
-      await page.waitForFunction(() => [...document.images].every((image) => image.complete));
+      await page.waitForFunction(() => Array.from(document.images).every((image) => image.complete));
       const asked = (headers: Record<string, string>) =>
         fetch(`${guarded.url}/api/mcp/servers`, {
           headers: { 'X-Inspector-Token': guarded.token, ...headers },
