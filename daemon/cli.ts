@@ -320,7 +320,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   if (parsed === 'version') return console.log(VERSION);
   const { options, configOrigin, hostOrigin } = parsed;
 
-  let daemon: Daemon;
+  let daemon: Daemon | undefined;
   let url: string;
   try {
     // Read and checked here, before anything starts, so the message can name --config or INSPECTOR_CONFIG.
@@ -330,6 +330,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     if (servers.length) await daemon.manager.put(servers);
     url = await daemon.listen();
   } catch (error) {
+    // Made but not listening (the port is taken): it lets its data folder go before the process ends.
+    await daemon?.close().catch(() => {});
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
       fail(

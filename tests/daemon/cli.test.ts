@@ -285,6 +285,8 @@ describe('command line errors', () => {
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
     expect(expectOneLineError(cli.stderr())).toContain(`port ${port}`);
+    // It let its data folder go: the next daemon there starts without a stale file to take over.
+    await expect(readFile(join(dataDir, 'daemon.pid'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
   it('refuses a second daemon on the same data folder, naming the first, and starts once it has stopped', async () => {
@@ -294,7 +296,7 @@ describe('command line errors', () => {
     const second = runCli(['--port', '0', '--data-dir', dataDir]);
     expect((await second.exited).code).toBe(1);
     expect(expectOneLineError(second.stderr())).toBe(
-      `inspector-daemon: another inspector-daemon (process ${first.child.pid}) is using the data folder ${dataDir}: stop it, or give this one a folder of its own with --data-dir`,
+      `inspector-daemon: another inspector-daemon (process ${first.child.pid}) is using the data folder ${dataDir}: stop it, or give this one a folder of its own with --data-dir (if none runs, delete ${join(dataDir, 'daemon.pid')})`,
     );
     first.child.kill('SIGTERM');
     expect((await first.exited).code).toBe(0);

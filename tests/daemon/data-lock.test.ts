@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -36,9 +36,14 @@ describe('the data folder lock', () => {
     await (await lockDataFolder(dir)).release();
   });
 
-  it('takes over a folder whose holder is gone, or whose file says nothing', async () => {
+  it('takes over a folder whose holder is gone, is no daemon, is this process, or says nothing', async () => {
     const dir = await folder();
-    for (const left of [`${await endedPid()}\n`, '', 'not a pid']) {
+    // A program that got the id of a daemon gone (a reused pid), and this process's own id left by an
+    // earlier run (a container restarted with the same ids).
+    const other = spawn('sleep', ['30']);
+    onTestFinished(() => void other.kill());
+    await once(other, 'spawn');
+    for (const left of [`${await endedPid()}\n`, `${other.pid}\n`, `${process.pid}\n`, '', 'not a pid']) {
       await writeFile(join(dir, 'daemon.pid'), left);
       const lock = await lockDataFolder(dir);
       expect(await readFile(join(dir, 'daemon.pid'), 'utf8')).toBe(`${process.pid}\n`);
@@ -52,6 +57,26 @@ describe('the data folder lock', () => {
     await writeFile(join(dir, 'daemon.pid'), '424242\n');
     await lock.release();
     expect(await readFile(join(dir, 'daemon.pid'), 'utf8')).toBe('424242\n');
+  });
+
+  it('lets exactly one of several daemons starting at once take over a stale file', async () => {
+    // Three daemons' processes (Node processes that stay), all taking over the same stale file at once.
+    const daemons = Array.from({ length: 3 }, () =>
+      spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']),
+    );
+    onTestFinished(() => daemons.forEach((child) => child.kill()));
+    await Promise.all(daemons.map((child) => once(child, 'spawn')));
+    const stale = `${await endedPid()}\n`;
+    const dir = await folder();
+    for (let round = 0; round < 150; round++) {
+      await writeFile(join(dir, 'daemon.pid'), stale);
+      const outcomes = await Promise.allSettled(daemons.map((child) => lockDataFolder(dir, child.pid)));
+      const won = outcomes.flatMap((outcome, i) => (outcome.status === 'fulfilled' ? [daemons[i]!.pid] : []));
+      expect(won, `round ${round}`).toHaveLength(1);
+      expect(await readFile(join(dir, 'daemon.pid'), 'utf8')).toBe(`${won[0]}\n`);
+      for (const outcome of outcomes) if (outcome.status === 'fulfilled') await outcome.value.release();
+    }
+    expect((await readdir(dir)).sort()).toEqual([]);
   });
 
   it('makes the folder when it does not exist yet', async () => {
