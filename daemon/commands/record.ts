@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { realpath, rename, rm, stat } from 'node:fs/promises';
 import type { JsonObject } from '../../shared/api.ts';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { formatLine, type SessionHeader, sessionHeader, sessionLine } from '../../shared/session-file.ts';
@@ -69,7 +69,8 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     const target = await resolveTarget(values, env);
     // Written beside FILE and moved over it at the end: a recording that fails leaves FILE as it was
     // (a replay of FILE may be what is being recorded).
-    const file = await openOut(out);
+    const output = await openOut(out);
+    const file = output.stream;
     const closeFile = (): Promise<void> => new Promise((resolve) => file.end(resolve));
     let code: number;
     try {
@@ -80,12 +81,11 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
     } catch (error) {
       await closeFile();
       // Nothing recorded (the server could not be reached): FILE is left alone; what was recorded is kept.
-      if (file.bytesWritten === 0) await rm(file.path, { force: true });
-      else await rename(file.path, out);
+      await output.finish(file.bytesWritten > 0);
       throw error;
     }
     await closeFile();
-    await rename(file.path, out);
+    await output.finish(true);
     return code;
   });
 }
@@ -111,21 +111,33 @@ function calls(argv: string[]): Call[] {
  * The file the recording is written to, opened before connecting (a path that cannot be written is
  * said at once): a temporary one beside `path`, which `run` moves over `path` at the end.
  */
-async function openOut(path: string): Promise<WriteStream> {
+async function openOut(path: string): Promise<{ stream: WriteStream; finish(keep: boolean): Promise<void> }> {
   const cannot = (why: string | undefined) =>
     usageError(`--out ${path} cannot be written: ${why ?? 'error'}`);
-  if ((await stat(path).catch(() => undefined))?.isDirectory()) throw cannot('it is a folder');
-  const file = createWriteStream(`${path}.${randomBytes(4).toString('hex')}.tmp`, { flags: 'wx' });
+  // Through a link to where it points; a pipe or a device (/dev/stdout) is written as it is, nothing to move.
+  const real = await realpath(path).catch(() => path);
+  const info = await stat(real).catch(() => undefined);
+  if (info?.isDirectory()) throw cannot('it is a folder');
+  const direct = info !== undefined && !info.isFile();
+  const written = direct ? real : `${real}.${randomBytes(4).toString('hex')}.tmp`;
+  const stream = createWriteStream(written, { flags: direct ? 'w' : 'wx' });
   try {
     await new Promise<void>((resolve, reject) => {
-      file.once('open', () => resolve());
-      file.once('error', reject);
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw cannot(code === 'ENOENT' ? 'its folder does not exist' : code);
   }
-  return file;
+  return {
+    stream,
+    async finish(keep) {
+      if (direct) return;
+      if (keep) await rename(written, real);
+      else await rm(written, { force: true });
+    },
+  };
 }
 
 /** Lists what the server declares and makes the calls; a failure is told and recorded as it was answered. */

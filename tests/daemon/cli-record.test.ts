@@ -5,8 +5,9 @@
  * server, a saved-request collection run against both, and a fixture server whose listings change with
  * FIXTURE_VERSION compared with its recording.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { lstat, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -584,6 +585,31 @@ describe('bad input and exit codes', () => {
     expect(record.code).toBe(3);
     expect(await readFile(kept, 'utf8')).toBe(before);
     expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('where record writes', () => {
+  it('writes through a link to its target, and into a pipe as it is', async () => {
+    const target = join(dir, 'target.jsonl');
+    await writeFile(target, 'old\n');
+    const linked = join(dir, 'linked.jsonl');
+    await symlink(target, linked);
+    const viaLink = await inspector(['record', '--stdio', VERSIONED_LINE, '--out', linked]);
+    expect(viaLink.code).toBe(0);
+    expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+    expect(JSON.parse((await readFile(target, 'utf8')).split('\n')[0]!)).toMatchObject({ type: 'session' });
+
+    const pipe = join(dir, 'pipe.jsonl');
+    execFileSync('mkfifo', [pipe]);
+    const reader = spawn('cat', [pipe]);
+    const readerDone = once(reader, 'exit');
+    let read = '';
+    reader.stdout.on('data', (data: Buffer) => (read += data));
+    const viaPipe = await inspector(['record', '--stdio', VERSIONED_LINE, '--out', pipe]);
+    await readerDone;
+    expect(viaPipe.code).toBe(0);
+    expect((await lstat(pipe)).isFIFO()).toBe(true);
+    expect(JSON.parse(read.split('\n')[0]!)).toMatchObject({ type: 'session' });
   });
 });
 
