@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { ElicitationResponse, JsonObject } from '../../shared/api.ts';
 import { usageError } from './failure.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
@@ -70,7 +71,7 @@ export class Answerer {
       ? ` with ${Object.keys(answer.content).join(', ') || 'no fields'}`
       : '';
     const why = given ? '' : ' (no --answer left for it)';
-    console.error(`elicitation: ${asked}; answered ${answer.action}${content}${why}`);
+    console.error(terminalSafe(`elicitation: ${asked}; answered ${answer.action}${content}${why}`));
     return answer;
   }
 

@@ -22,6 +22,7 @@ import { SERVER_HELP } from './help.ts';
 import { outputMode, print } from './output.ts';
 import type { Session } from './session.ts';
 import { parseCommand, TARGET_OPTIONS, withSession } from './target.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 const USAGE = `Usage: inspector-daemon diff SERVER --against SESSION.jsonl [--json | --pretty]
 
@@ -89,7 +90,9 @@ async function listOrNone(session: Session, kind: Kind): Promise<JsonObject[]> {
   } catch (error) {
     const failure = classify(error);
     if (failure.exitCode !== EXIT.serverError) throw failure;
-    console.error(`inspector-daemon diff: ${kind} cannot be listed (${failure.message}); compared as none`);
+    console.error(
+      terminalSafe(`inspector-daemon diff: ${kind} cannot be listed (${failure.message}); compared as none`),
+    );
     return [];
   }
 }

@@ -13,6 +13,7 @@ import type { StoredServer } from '../servers/registry-file.ts';
 import type { Answerer } from './answers.ts';
 import { classify, CommandError, connectionError } from './failure.ts';
 import { closeOnInterrupt, type Session } from './session.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 export interface LocalOptions {
   answerer: Answerer;
@@ -38,7 +39,7 @@ export async function openLocal(server: StoredServer, options: LocalOptions): Pr
   if (options.verbose) {
     bus.subscribe((entry) => {
       const text = typeof entry.message === 'string' ? entry.message : JSON.stringify(entry.message);
-      console.error(`[${entry.direction}] ${text}`);
+      console.error(terminalSafe(`[${entry.direction}] ${text}`));
     });
   }
   const connection = new ServerConnection(server.id, server.name, server.config, {

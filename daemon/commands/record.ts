@@ -27,6 +27,7 @@ import {
   TARGET_OPTIONS,
   type Values,
 } from './target.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 const USAGE = `Usage: inspector-daemon record SERVER --out FILE [--call NAME [--args JSON]]... [--answer JSON|FILE]...
 
@@ -154,7 +155,9 @@ async function exercise(session: Session, header: SessionHeader, toCall: Call[])
       await step();
     } catch (error) {
       console.error(
-        `inspector-daemon record: ${what} failed (${classify(error).message}); recorded as answered`,
+        terminalSafe(
+          `inspector-daemon record: ${what} failed (${classify(error).message}); recorded as answered`,
+        ),
       );
     }
   }

@@ -12,6 +12,7 @@ import { isLoopbackHost } from '../security/host-check-middleware.ts';
 import { EXIT } from './exit-codes.ts';
 import { connectionError, guarded, usageError } from './failure.ts';
 import { parseCommand } from './target.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 const USAGE = `Usage: inspector-daemon replay SESSION.jsonl [--port N]
 
@@ -73,7 +74,7 @@ async function serveStdio(session: Session, matcher: Matcher): Promise<number> {
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
   const ended = new Promise<void>((resolve) => process.stdin.once('end', resolve));
   await server.connect(new StdioServerTransport());
-  console.error(`inspector-daemon replay: serving ${describe(matcher)} over STDIO`);
+  console.error(terminalSafe(`inspector-daemon replay: serving ${describe(matcher)} over STDIO`));
   // The client closing stdin ends the replay.
   await Promise.race([closed, ended, stopSignal()]);
   await server.close();
@@ -141,7 +142,9 @@ async function serveHttp(session: Session, matcher: Matcher, port: number): Prom
     );
   }
   const { port: bound } = http.address() as { port: number };
-  console.log(`inspector-daemon replay: serving ${describe(matcher)} at http://127.0.0.1:${bound}/mcp`);
+  console.log(
+    terminalSafe(`inspector-daemon replay: serving ${describe(matcher)} at http://127.0.0.1:${bound}/mcp`),
+  );
   await stopSignal();
   http.closeAllConnections();
   await new Promise<void>((resolve) => http.close(() => resolve()));

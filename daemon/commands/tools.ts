@@ -5,6 +5,7 @@ import { guarded, usageError } from './failure.ts';
 import { outputMode, print, readableToolResult, readableTools } from './output.ts';
 import { parseCommand, TARGET_OPTIONS, withSession } from './target.ts';
 import { SERVER_HELP } from './help.ts';
+import { terminalSafe } from './terminal-safe.ts';
 
 const USAGE = `Usage: inspector-daemon tools list [SERVER]
        inspector-daemon tools call NAME [--args JSON] [--arg KEY=VALUE]... [--answer JSON|FILE]... [SERVER]
@@ -49,7 +50,9 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       print(mode, result, readableToolResult);
       if (resultProblem !== undefined) {
         console.error(
-          `inspector-daemon tools: "${name}" returned a result that breaks the 2026-07-28 schema: ${resultProblem}`,
+          terminalSafe(
+            `inspector-daemon tools: "${name}" returned a result that breaks the 2026-07-28 schema: ${resultProblem}`,
+          ),
         );
         return EXIT.serverError;
       }

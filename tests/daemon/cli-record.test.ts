@@ -613,6 +613,29 @@ describe('where record writes', () => {
   });
 });
 
+describe('what replay prints', () => {
+  it('shows a recorded method name with control characters as escapes', async () => {
+    const session = join(dir, 'sneaky.jsonl');
+    const method = 'x\u001b]0;pwned\u0007\u001b[2J';
+    await writeFile(
+      session,
+      '{"type":"session","version":1,"server":{}}\n' +
+        JSON.stringify({ direction: 'send', timestamp: '', message: { jsonrpc: '2.0', id: 1, method } }) +
+        '\n' +
+        JSON.stringify({
+          direction: 'receive',
+          timestamp: '',
+          message: { jsonrpc: '2.0', id: 1, result: {} },
+        }) +
+        '\n',
+    );
+    const replay = start(['replay', session, '--port', '0']);
+    const [line = ''] = await waitFor(replay, 'stdout', /serving .*\n/);
+    expect(line).toContain('x\\u001b]0;pwned\\u0007\\u001b[2J');
+    expect(line).not.toContain('\u001b');
+  });
+});
+
 describe('a recorded 2026-07-28 server', () => {
   it('has what the server said of itself in server/discover in its header, and its listings', async () => {
     const session = join(dir, 'modern.jsonl');
