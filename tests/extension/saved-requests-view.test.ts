@@ -119,6 +119,10 @@ describe('SavedRequests', () => {
     await wrapper.get('[data-testid="saved-rename-title"]').trigger('keydown', { key: 'Enter' });
     expect(wrapper.get('[data-testid="saved-problem"]').text()).toContain('A saved request needs a title');
     expect(document.activeElement?.getAttribute('data-testid')).toBe('saved-rename-title');
+    // Cancel takes what was said of the rename with it; the rename starts again.
+    await wrapper.get('[data-testid="saved-rename-cancel"]').trigger('click');
+    expect(wrapper.find('[data-testid="saved-problem"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="saved-rename"]').trigger('click');
     await wrapper.get('[data-testid="saved-rename-title"]').setValue('New title');
     await wrapper.get('[data-testid="saved-rename-description"]').setValue('new description');
     await wrapper.get('[data-testid="saved-rename-title"]').trigger('keydown', { key: 'Enter' });
@@ -288,7 +292,12 @@ describe('SavedRequests', () => {
     expect(wrapper.get('[data-testid="saved-import-skipped"]').text()).toBe('Skipped 1 already saved.');
     expect(titles(wrapper)).toEqual(['Imported']);
 
-    // Anything done next makes the report old news: it goes.
+    // Anything done next makes the report old news: it goes, on Load as on any change.
+    await wrapper.get('[data-testid="saved-load"]').trigger('click');
+    expect(wrapper.find('[data-testid="saved-import-report"]').exists()).toBe(false);
+    await input.trigger('change');
+    await flushPromises();
+    expect(wrapper.find('[data-testid="saved-import-report"]').exists()).toBe(true);
     await wrapper.get('[data-testid="saved-duplicate"]').trigger('click');
     await flushPromises();
     expect(wrapper.find('[data-testid="saved-import-report"]').exists()).toBe(false);
