@@ -274,15 +274,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       res.redirect(302, target.href);
     });
   }
-  app.use((req, res) =>
+  app.use((req, res) => {
+    const notFound = `Not found: ${req.method} ${req.path.slice(0, 200)}`;
+    // Well-known metadata is none of the page's: no hint about building it.
+    if (/^\/+\.well-known\//.test(req.path)) return sendError(res, 'route_not_found', notFound);
     sendError(
       res,
       'route_not_found',
       development
-        ? `Not found: ${req.method} ${req.path.slice(0, 200)} (in development the web page is served by the Vite dev server: npm run dev:web, then open ${DEV_SERVER_URL})`
-        : `Not found: ${req.method} ${req.path.slice(0, 200)} (is the web page built? npm run build)`,
-    ),
-  );
+        ? `${notFound} (in development the web page is served by the Vite dev server: npm run dev:web, then open ${DEV_SERVER_URL})`
+        : `${notFound} (is the web page built? npm run build)`,
+    );
+  });
   const errors = { development, log: options.log };
   app.use(errorMiddleware(errors));
   const listener = directRoutes({

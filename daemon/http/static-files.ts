@@ -23,6 +23,6 @@ export function staticFiles(dir: string): Router | undefined {
   });
   router.use(express.static(dir, { index: 'index.html' }));
   // Not for the API, nor for well-known metadata (an OAuth client looking there must get a 404, not a page).
-  router.get(/^(?!\/api\/|\/\.well-known\/).*/, (_req, res) => res.sendFile(index));
+  router.get(/^(?!\/+api\/|\/+\.well-known\/).*/, (_req, res) => res.sendFile(index));
   return router;
 }

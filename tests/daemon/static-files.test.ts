@@ -29,10 +29,14 @@ describe('web app files', () => {
   it('answers well-known metadata addresses with a JSON 404, not the page', async () => {
     const d = await startDaemon({ staticDir: await webBuild() });
     onTestFinished(() => d.close());
-    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+      '//.well-known/oauth-authorization-server',
+    ]) {
       const answer = await fetch(`${d.url}${path}`);
       expect(answer.status, path).toBe(404);
-      expect(((await answer.json()) as { code: string }).code).toBe('route_not_found');
+      expect(await answer.json()).toEqual({ error: `Not found: GET ${path}`, code: 'route_not_found' });
     }
   });
 
