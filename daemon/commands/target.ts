@@ -61,7 +61,7 @@ export function callTimeoutMs(values: Values): number | undefined {
   const text = values.timeout;
   if (typeof text !== 'string') return undefined;
   const seconds = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || seconds <= 0 || seconds > MAX_TIMEOUT_SECONDS) {
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(text) || seconds <= 0 || seconds > MAX_TIMEOUT_SECONDS) {
     throw usageError(
       `--timeout must be a number of seconds above 0, at most ${MAX_TIMEOUT_SECONDS}, not "${text}"`,
     );

@@ -199,7 +199,7 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
       '--arg',
       'ms=60000',
       '--timeout',
-      '0.5',
+      '.5',
       ...FIXTURE_ARGS,
     ]);
     expect(run.code).toBe(1);
