@@ -452,16 +452,32 @@ export function valueForEquals(path: JsonPath, result: unknown): { value: unknow
  */
 export function leafPaths(value: unknown, limit: number): JsonPath[] {
   const paths: JsonPath[] = [];
-  const stack: Array<[unknown, string]> = [[value, '$']];
-  while (stack.length > 0 && paths.length < limit) {
-    const [current, path] = stack.pop()!;
-    const children: Array<[unknown, string]> = Array.isArray(current)
-      ? current.map((item, index) => [item, `${path}[${index}]`])
-      : isObject(current)
-        ? Object.entries(current).map(([key, item]) => [item, childPath(path, key)])
-        : [];
-    if (children.length === 0) paths.push(path);
-    else stack.push(...children.reverse());
+  // One frame a container being walked, its children taken one at a time: a list of 200,000 items costs
+  // no more than the leaves it gives before the limit.
+  const frames: Array<{
+    path: string;
+    items?: unknown[];
+    object?: Record<string, unknown>;
+    keys?: string[];
+    next: number;
+  }> = [];
+  const visit = (current: unknown, path: string): void => {
+    if (Array.isArray(current) && current.length > 0) frames.push({ path, items: current, next: 0 });
+    else if (isObject(current) && Object.keys(current).length > 0) {
+      frames.push({ path, object: current, keys: Object.keys(current), next: 0 });
+    } else paths.push(path);
+  };
+  visit(value, '$');
+  while (frames.length > 0 && paths.length < limit) {
+    const frame = frames[frames.length - 1]!;
+    const index = frame.next++;
+    if (frame.items) {
+      if (index < frame.items.length) visit(frame.items[index], `${frame.path}[${index}]`);
+      else frames.pop();
+    } else if (index < frame.keys!.length) {
+      const key = frame.keys![index]!;
+      visit(frame.object![key], childPath(frame.path, key));
+    } else frames.pop();
   }
   return paths;
 }

@@ -6,6 +6,7 @@ import type {
   McpTask,
   TaskParams,
 } from '../../shared/api';
+import { markRaw } from 'vue';
 import { DaemonError, type DaemonClient } from '../app/daemon-client';
 
 /** One tool call as the panel, the popup and a widget's host see it. */
@@ -59,7 +60,8 @@ export function settleRun(target: Run, outcome: ExecutionOutcome): void {
     target.task = outcome.task;
   } else if (outcome.status === 'completed') {
     target.state = 'completed';
-    target.result = outcome.result;
+    // Never changed once received, and may be megabytes: not made reactive, so no watcher walks it.
+    target.result = markRaw(outcome.result);
     target.resultProblem = outcome.resultProblem;
   } else {
     target.state = 'cancelled';

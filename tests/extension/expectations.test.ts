@@ -553,6 +553,16 @@ describe('paths for the panel', () => {
     expect(leafPaths(value, 2)).toEqual(['$.content[0].type', '$.content[0].text']);
     expect(leafPaths('plain', 10)).toEqual(['$']);
   });
+
+  it('leafPaths takes the first leaves of a list of 300,000 items (the stack held them all and overflowed)', () => {
+    const items = Array.from({ length: 300_000 }, (_, i) => ({ i }));
+    expect(leafPaths({ structuredContent: { items } }, 3)).toEqual([
+      '$.structuredContent.items[0].i',
+      '$.structuredContent.items[1].i',
+      '$.structuredContent.items[2].i',
+    ]);
+    expect(leafPaths(items, 200_000)).toHaveLength(200_000);
+  });
 });
 
 describe('regular expressions that backtrack catastrophically', { timeout: 10_000 }, () => {

@@ -5,6 +5,7 @@
  */
 import { createPinia, setActivePinia } from 'pinia';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isReactive, reactive } from 'vue';
 import { DaemonClient } from '../../extension/app/daemon-client';
 import { useConnectionStore } from '../../extension/app/connection-store';
 import type { KeyValueStore } from '../../extension/app/key-value-store';
@@ -43,6 +44,14 @@ describe('ToolRunner', () => {
     expect(run.executionId).toMatch(/.+/);
     expect(textOf(run.result)).toBe('Echo: hello');
     expect(run.finishedAt).toBeGreaterThanOrEqual(run.startedAt);
+  });
+
+  it('keeps a result as it came, not made reactive in a reactive run: no watcher walks megabytes', async () => {
+    const run = reactive(newRun('everything', 'echo', { message: 'raw' }));
+    await runner.execute(run);
+    expect(run.state).toBe('completed');
+    expect(isReactive(run.result)).toBe(false);
+    expect(textOf(run.result)).toBe('Echo: raw');
   });
 
   it('waits at each elicitation and goes on with the answers', async () => {
