@@ -49,6 +49,22 @@ describe('ContentBlock', () => {
     expect(wrapper.find('[data-testid="show-all-text"]').exists()).toBe(false);
   });
 
+  it('shows a text of megabytes a million characters more at a time, or all of it', async () => {
+    const huge = 'y'.repeat(2_500_000);
+    const wrapper = view({ block: { type: 'text', text: huge } });
+    expect(wrapper.get('pre').text()).toHaveLength(TEXT_LIMIT);
+    await wrapper.get('[data-testid="show-more-text"]').trigger('click');
+    expect(wrapper.get('pre').text()).toHaveLength(TEXT_LIMIT + 1_000_000);
+    expect(wrapper.text()).toContain(
+      `Showing the first ${(TEXT_LIMIT + 1_000_000).toLocaleString('en-US')} of 2,500,000`,
+    );
+    await wrapper.get('[data-testid="show-more-text"]').trigger('click');
+    // Less than a million left: Show all says the rest.
+    expect(wrapper.find('[data-testid="show-more-text"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="show-all-text"]').trigger('click');
+    expect(wrapper.get('pre').text()).toHaveLength(huge.length);
+  });
+
   it('shows an image and gives audio a player, from their base64 data', () => {
     const image = view({ block: { type: 'image', data: PNG, mimeType: 'image/png' } });
     expect(image.get('img').attributes('src')).toBe(`data:image/png;base64,${PNG}`);
