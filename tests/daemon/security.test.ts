@@ -395,7 +395,9 @@ describe('failed authentication', () => {
     // An image or a frame of another site: a browser sends Sec-Fetch-Site, and no Origin on a GET.
     const fromPage = { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors' };
     for (let i = 0; i < 3; i++) await raw(d, '/api/mcp/servers/', { headers: fromPage });
-    const page = await raw(d, '/api/mcp/servers/', { headers: { ...fromPage, 'X-Inspector-Token': d.token } });
+    const page = await raw(d, '/api/mcp/servers/', {
+      headers: { ...fromPage, 'X-Inspector-Token': d.token },
+    });
     expect(page.status).toBe(429);
     const program = await raw(d, '/api/mcp/servers/', { headers: { 'X-Inspector-Token': d.token } });
     expect(program.status).toBe(200);
