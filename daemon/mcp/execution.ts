@@ -112,11 +112,12 @@ class Execution {
     clearTimeout(this.timer);
     if (this.finished || this.pending.length > 0) return;
     this.timer = setTimeout(() => {
-      const seconds = Math.round(this.timeoutMs / 100) / 10;
+      const ms = this.timeoutMs;
+      const within = ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
       this.abort.abort(
         new DaemonError(
           'tool_timeout',
-          `Tool "${this.toolName}" did not finish within ${seconds} s without progress`,
+          `Tool "${this.toolName}" did not finish within ${within} without progress`,
         ),
       );
     }, this.timeoutMs);

@@ -81,7 +81,10 @@ describe('tool time-out', () => {
     const d = await startWithServers();
     const timedOut = await execute(d, 'fixture', 'slow', { parameters: { ms: 60_000 }, timeoutMs: 300 });
     expect(timedOut.status).toBe(504);
-    expect(timedOut.body).toEqual({ error: expect.stringContaining('did not finish'), code: 'tool_timeout' });
+    expect(timedOut.body).toEqual({
+      error: 'Tool "slow" did not finish within 300 ms without progress',
+      code: 'tool_timeout',
+    });
     expect(d.daemon.executions.activeExecution).toBeUndefined();
 
     const call = await sentCall(d, 'slow');
