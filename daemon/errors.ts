@@ -105,9 +105,7 @@ export class McpError extends Error {
  * The -32001 of a request the server did not answer in time: the client's own time-out, not an answer
  * of the server (the command line says so).
  */
-export class RequestTimedOut extends McpError {
-  readonly timedOut = true;
-}
+export class RequestTimedOut extends McpError {}
 
 /**
  * A JSON-RPC error answer: the daemon's McpError (a server connection turns the SDK's ProtocolError into

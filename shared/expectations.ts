@@ -454,30 +454,29 @@ export function leafPaths(value: unknown, limit: number): JsonPath[] {
   const paths: JsonPath[] = [];
   // One frame a container being walked, its children taken one at a time: a list of 200,000 items costs
   // no more than the leaves it gives before the limit.
+  // An array's frame has no keys: its children are taken by index.
   const frames: Array<{
     path: string;
-    items?: unknown[];
-    object?: Record<string, unknown>;
+    value: unknown[] | Record<string, unknown>;
     keys?: string[];
     next: number;
   }> = [];
   const visit = (current: unknown, path: string): void => {
-    if (Array.isArray(current) && current.length > 0) frames.push({ path, items: current, next: 0 });
-    else if (isObject(current) && Object.keys(current).length > 0) {
-      frames.push({ path, object: current, keys: Object.keys(current), next: 0 });
-    } else paths.push(path);
+    const keys = isObject(current) ? Object.keys(current) : undefined;
+    const size = Array.isArray(current) ? current.length : (keys?.length ?? 0);
+    if (size === 0) paths.push(path);
+    else frames.push({ path, value: current as unknown[] | Record<string, unknown>, keys, next: 0 });
   };
   visit(value, '$');
   while (frames.length > 0 && paths.length < limit) {
-    const frame = frames[frames.length - 1]!;
-    const index = frame.next++;
-    if (frame.items) {
-      if (index < frame.items.length) visit(frame.items[index], `${frame.path}[${index}]`);
-      else frames.pop();
-    } else if (index < frame.keys!.length) {
-      const key = frame.keys![index]!;
-      visit(frame.object![key], childPath(frame.path, key));
-    } else frames.pop();
+    const { path, value: container, keys, next } = frames[frames.length - 1]!;
+    if (next >= (keys ?? (container as unknown[])).length) {
+      frames.pop();
+      continue;
+    }
+    frames[frames.length - 1]!.next++;
+    if (keys) visit((container as Record<string, unknown>)[keys[next]!], childPath(path, keys[next]!));
+    else visit((container as unknown[])[next], `${path}[${next}]`);
   }
   return paths;
 }

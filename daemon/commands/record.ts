@@ -110,7 +110,8 @@ function calls(argv: string[]): Call[] {
 
 /**
  * The file the recording is written to, opened before connecting (a path that cannot be written is
- * said at once): a temporary one beside `path`, which `run` moves over `path` at the end.
+ * said at once): a temporary one beside the file `path` names (through a link), moved over it by
+ * `finish`; or a pipe or device itself.
  */
 async function openOut(path: string): Promise<{ stream: WriteStream; finish(keep: boolean): Promise<void> }> {
   const cannot = (why: string | undefined) =>

@@ -101,13 +101,13 @@ export function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   });
 }
 
+/** A line of the run's report: titles, names and messages come from files and servers. */
+const say = (line: string): void => console.log(terminalSafe(line));
+
 /**
  * The server a collection runs against. --stdio/--url run every file against the server they give,
  * whatever the registry holds under the collection's id; otherwise --server, else the collection's own.
  */
-/** A line of the run's report: titles, names and messages come from files and servers. */
-const say = (line: string): void => console.log(terminalSafe(line));
-
 async function targetOf(collection: Collection, values: Values, env: NodeJS.ProcessEnv): Promise<Target> {
   const inline = values.stdio !== undefined || values.url !== undefined;
   try {

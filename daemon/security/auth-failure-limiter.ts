@@ -23,9 +23,9 @@ interface Window {
  * Counts failed token checks per client and refuses a client that failed too often, before its token
  * is even compared, so guessing is capped at `limit` a window. Good traffic is never counted: only the
  * general rate limit applies to it. A client is its address plus its Origin (`keyOf`), so a web page
- * (or a program) guessing does not lock out the extension or the command line on the same machine. It is consulted synchronously
- * by the HTTP middleware and the WebSocket upgrade alike, so both share one count (express-rate-limit
- * counts every request and answers asynchronously, which fits neither).
+ * (or a program) guessing does not lock out the extension or the command line on the same machine. It
+ * is consulted synchronously by the HTTP middleware and the WebSocket upgrade alike, so both share one
+ * count (express-rate-limit counts every request and answers asynchronously, which fits neither).
  */
 export class AuthFailureLimiter {
   private readonly windows = new Map<string, Window>();

@@ -61,10 +61,10 @@ export async function lockDataFolder(folder: string, pid = process.pid): Promise
   const mine = `${pid}\n`;
   try {
     await mkdir(folder, { recursive: true, mode: 0o700 });
-    await take(file, mine);
+    await take(folder, file, mine);
   } catch (error) {
     if (here) heldHere.delete(folder);
-    throw error instanceof Taken ? new DataFolderTaken(folder, error.pid) : error;
+    throw error;
   }
   let released = false;
   return {
@@ -77,18 +77,12 @@ export async function lockDataFolder(folder: string, pid = process.pid): Promise
   };
 }
 
-class Taken extends Error {
-  constructor(readonly pid: number) {
-    super(`held by process ${pid}`);
-  }
-}
-
 /**
  * Puts `content` in `file` unless a daemon holds it. The content is written whole beside the file and
  * linked into place: a link fails if the file exists, so no reader sees a half-written file, and of two
  * daemons only one gets it.
  */
-async function take(file: string, content: string): Promise<void> {
+async function take(folder: string, file: string, content: string): Promise<void> {
   const draft = `${file}.${randomBytes(6).toString('hex')}`;
   await writeFile(draft, content, { mode: 0o600 });
   try {
@@ -101,7 +95,8 @@ async function take(file: string, content: string): Promise<void> {
       }
       const seen = await readFile(file, 'utf8').catch(() => '');
       const holder = Number.parseInt(seen, 10);
-      if (Number.isSafeInteger(holder) && holder > 0 && mayHold(holder)) throw new Taken(holder);
+      if (Number.isSafeInteger(holder) && holder > 0 && mayHold(holder))
+        throw new DataFolderTaken(folder, holder);
       await removeStale(file, seen);
     }
   } finally {
