@@ -370,7 +370,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   }
   if (daemon.token === null) {
     console.error(
-      'inspector-daemon: WARNING: --no-auth: any program on this machine can use the API and start processes',
+      'inspector-daemon: WARNING: --no-auth: any program on this machine can use the API and start processes' +
+        (env.INSPECTOR_TOKEN ? ' (INSPECTOR_TOKEN is set, and not used)' : ''),
     );
   } else {
     console.log(`token: ${daemon.token}`);

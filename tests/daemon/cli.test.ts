@@ -186,10 +186,21 @@ describe('command line start', () => {
     const cli = runCli(['--port', '0', '--data-dir', dataDir, '--no-auth']);
     const [, url] = await cli.waitFor('stdout', LISTENING);
     await cli.waitFor('stderr', /WARNING: --no-auth/);
+    expect(cli.stderr()).not.toContain('INSPECTOR_TOKEN');
     expect(cli.stdout()).not.toMatch(/^token: /m);
     // Without a token, a caller shows where it comes from: the daemon's own origin here.
     expect((await fetch(`${url}/api/mcp/servers/`, { headers: { Origin: url as string } })).status).toBe(200);
     expect((await fetch(`${url}/api/mcp/servers/`)).status).toBe(403);
+  });
+
+  it('says with --no-auth that a token set in INSPECTOR_TOKEN is not used', async () => {
+    const dataDir = await tempDir();
+    const cli = runCli(['--port', '0', '--data-dir', dataDir, '--no-auth'], {
+      INSPECTOR_TOKEN: 'a-token-of-enough-characters',
+    });
+    await cli.waitFor('stdout', LISTENING);
+    await cli.waitFor('stderr', /WARNING: --no-auth: .* \(INSPECTOR_TOKEN is set, and not used\)$/m);
+    expect(cli.stderr()).not.toContain('a-token-of-enough-characters');
   });
 
   it('prints the usage with --help and exits 0', async () => {

@@ -122,7 +122,7 @@ afterAll(async () => {
 });
 
 describe('the npm package', () => {
-  it('holds the bin, the compiled daemon, the web page and the README, and no tests or sources', async () => {
+  it('holds the bin, the compiled daemon, the web page, the README and the licence, and no tests or sources', async () => {
     // prepack already ran for the tarball above; the listing is the same without it.
     const [listing] = JSON.parse(
       await npm(['pack', '--dry-run', '--json', '--ignore-scripts'], ROOT),
@@ -134,6 +134,7 @@ describe('the npm package', () => {
     expect(files).toContain('dist/server/daemon/main.js');
     expect(files).toContain('dist/client/index.html');
     expect(files).toContain('README.md');
+    expect(files).toContain('LICENSE');
     expect(files).toContain('package.json');
     const outside = files.filter(
       (path) =>
