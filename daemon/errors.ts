@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   elicitation_not_found: 404,
   widget_not_found: 404,
   auth_step_not_found: 404,
+  log_entry_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   execution_busy: 409,

@@ -37,6 +37,8 @@ export const ERROR_CODES = [
   'widget_not_found',
   // 404: the server's auth debugger holds no step (no guided sign-in waits for `auth/trace/next`).
   'auth_step_not_found',
+  // 404: the live log no longer holds an entry of this seq (`GET /rpc-logs/:seq`).
+  'log_entry_not_found',
   // 405: a method the path does not offer: an OPTIONS that is no CORS preflight (`Allow` lists the
   // path's methods), or CONNECT (the daemon is no proxy).
   'method_not_allowed',

@@ -1,12 +1,29 @@
 /** Entries of the live JSON-RPC log (`GET /api/mcp/rpc-logs`, DESIGN "Logs"). */
 
-export interface RpcMessageEntry {
+/**
+ * On an entry the live channel replays (the last entries when a page opens, or those missed while it
+ * was away): its message was too big to send in a replay, and `message` holds only its envelope (jsonrpc,
+ * id, method, an error's code and message) or the start of its line. `GET /api/mcp/rpc-logs/:seq` has it
+ * whole while the daemon (this run of it) keeps it.
+ */
+export interface LogEntryCut {
+  /** About how many bytes the message is. */
+  weight: number;
+  /** The daemon run that numbered the entry (`?bootId=` of that request). */
+  bootId: string;
+}
+
+interface LogEntryBase {
   type: 'rpc';
   seq: number;
   serverId: string;
-  direction: 'send' | 'receive';
   /** ISO 8601 time the daemon saw the message. */
   timestamp: string;
+  cut?: LogEntryCut;
+}
+
+export interface RpcMessageEntry extends LogEntryBase {
+  direction: 'send' | 'receive';
   /** The JSON-RPC message exactly as sent or received. */
   message: Record<string, unknown>;
   /**
@@ -28,22 +45,14 @@ export interface RpcCallRound {
   round: number;
 }
 
-export interface RpcStderrEntry {
-  type: 'rpc';
-  seq: number;
-  serverId: string;
+export interface RpcStderrEntry extends LogEntryBase {
   direction: 'stderr';
-  timestamp: string;
   /** One line the STDIO server wrote to stderr. */
   message: string;
 }
 
-export interface RpcStdoutEntry {
-  type: 'rpc';
-  seq: number;
-  serverId: string;
+export interface RpcStdoutEntry extends LogEntryBase {
   direction: 'stdout';
-  timestamp: string;
   /**
    * One line the STDIO server wrote to stdout that is not a JSON-RPC message (at most 200 characters
    * of it). STDIO servers must write only messages there; such a line is what breaks other clients.
@@ -51,12 +60,8 @@ export interface RpcStdoutEntry {
   message: string;
 }
 
-export interface RpcEventEntry {
-  type: 'rpc';
-  seq: number;
-  serverId: string;
+export interface RpcEventEntry extends LogEntryBase {
   direction: 'event';
-  timestamp: string;
   /**
    * The start of an event an HTTP or SSE server sent on an event stream whose data is not JSON, or is
    * JSON but no JSON-RPC message (at most 300 characters of it, secrets masked). The calls it was meant

@@ -27,6 +27,7 @@ import type {
   ToolsListResponse,
 } from './api.ts';
 import type { HealthResponse } from './health.ts';
+import type { RpcLogEntry } from './logs.ts';
 import type { UserResponse } from './user.ts';
 import type { AuthStartRequest, AuthTrace } from './oauth.ts';
 import type { PutServerRequest, Root, ServerRecord } from './servers.ts';
@@ -70,6 +71,11 @@ export type ListAnswer<Key extends string> = { [K in Key]: JsonObject[] } & Resu
 /** `resources/read` or `prompts/get`: the server's result as it came. */
 export interface ContentResponse extends ResultProblem {
   content: JsonObject;
+}
+
+/** One entry of the live log, whole (`GET /rpc-logs/:seq`). */
+export interface LogEntryResponse {
+  entry: RpcLogEntry;
 }
 
 export interface SubscriptionResponse {
@@ -119,6 +125,7 @@ export interface ApiRoutes {
   'POST /prompts/list': Route<ListRequest, ListAnswer<'prompts'>>;
   'POST /prompts/get': Route<PromptGetRequest, ContentResponse>;
   'POST /completions/complete': Route<CompleteRequest, CompleteResponse>;
+  'GET /rpc-logs/:seq': Route<undefined, LogEntryResponse>;
 }
 
 export type RouteName = keyof ApiRoutes;
@@ -160,6 +167,7 @@ export const ROUTE_NAMES = [
   'POST /prompts/list',
   'POST /prompts/get',
   'POST /completions/complete',
+  'GET /rpc-logs/:seq',
 ] as const satisfies readonly RouteName[];
 
 // A route added to ApiRoutes but not to ROUTE_NAMES fails to compile here.

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
@@ -76,7 +75,7 @@ export function isWebSocketUpgrade(req: IncomingMessage): boolean {
  * those checks stop it (there is no CORS for WebSockets).
  */
 export function attachLiveChannel(server: Server, options: LiveChannelOptions): { close(): void } {
-  const bootId = randomUUID();
+  const { bootId } = options.bus;
   // Made (and ws loaded) for the first client the checks let in, not at start.
   let wss: WebSocketServer | undefined;
   const hostAllowed = hostCheck(options.allowedHosts);
@@ -177,11 +176,12 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
     const since = Number(query.get('since'));
     const replay = Number(query.get('replay'));
     const knownBoot = query.get('bootId');
+    // Its big messages come cut, so a log of large results does not hold up the page that opens.
     const backlog =
       knownBoot !== null
-        ? options.bus.since(knownBoot === bootId && Number.isInteger(since) && since >= 0 ? since : 0)
+        ? options.bus.replaySince(knownBoot === bootId && Number.isInteger(since) && since >= 0 ? since : 0)
         : Number.isInteger(replay) && replay > 0
-          ? options.bus.last(replay)
+          ? options.bus.replayLast(replay)
           : [];
     for (const entry of backlog) ws.send(liveFrame(entry), { binary: false });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RpcLogEntry } from '../../shared/logs.ts';
 import { TextArena } from './text-arena.ts';
 
@@ -76,8 +77,8 @@ function formatSize(bytes: number): string {
 }
 
 /**
- * What the buffer keeps of an entry past `limit`: a message's envelope (id, method) and why the rest is
- * gone, or the start of a line. Subscribers listening when it was published had it whole.
+ * What the buffer keeps of an entry past `limit`: a message's envelope (`envelopeOf`) and why the rest
+ * is gone, or the start of a line. Subscribers listening when it was published had it whole.
  */
 function keptOf(entry: RpcLogEntry, weight: number, limit: number): RpcLogEntry {
   const reason =
@@ -90,13 +91,73 @@ function keptOf(entry: RpcLogEntry, weight: number, limit: number): RpcLogEntry 
       message: `${entry.message.slice(0, limit)} … (${cut.toLocaleString('en-US')} more characters not kept)`,
     } as RpcLogEntry;
   }
-  const message = entry.message;
+  return {
+    ...entry,
+    message: { ...clipped(envelopeOf(entry.message)), _inspector: { truncated: true, reason } },
+  } as RpcLogEntry;
+}
+
+/**
+ * What pairs a JSON-RPC message with its request and tells its status: jsonrpc, id, method, an error's
+ * code and message. Its strings are whole: `clipped` shortens them once any secret in them is masked.
+ */
+function envelopeOf(message: Record<string, unknown>): Record<string, unknown> {
   const envelope: Record<string, unknown> = { jsonrpc: message.jsonrpc ?? '2.0' };
   if ('id' in message) envelope.id = message.id;
-  if (typeof message.method === 'string') envelope.method = message.method.slice(0, 200);
-  envelope._inspector = { truncated: true, reason };
-  return { ...entry, message: envelope } as RpcLogEntry;
+  if (typeof message.method === 'string') envelope.method = message.method;
+  const error = message.error as { code?: unknown; message?: unknown } | null | undefined;
+  if (error !== undefined) {
+    envelope.error =
+      error !== null && typeof error === 'object' ? { code: error.code, message: error.message } : error;
+  }
+  return envelope;
 }
+
+/** An envelope with its method and error message cut to a length a log row can show. */
+function clipped(envelope: Record<string, unknown>): Record<string, unknown> {
+  const clip = (value: unknown, length: number): unknown =>
+    typeof value === 'string' && value.length > length ? value.slice(0, length) : value;
+  const short: Record<string, unknown> = { ...envelope };
+  if ('method' in short) short.method = clip(short.method, 200);
+  const error = short.error as { code?: unknown; message?: unknown } | null | undefined;
+  if (error && typeof error === 'object') short.error = { ...error, message: clip(error.message, 1000) };
+  return short;
+}
+
+/** How many characters of a line a replay keeps of one it sends cut (a stderr line). */
+const CUT_LINE_CHARS = 2000;
+
+/**
+ * An entry as a replay sends it when it is too big to send whole: its message's envelope, or the start
+ * of a line, and `cut` saying about how big it is (`LogBus.entry` has it whole). Redacted before it is
+ * cut, so a secret across the cut is still masked.
+ */
+function cutOf(
+  entry: RpcLogEntry,
+  weight: number,
+  bootId: string,
+  redact: Redactor | undefined,
+): RpcLogEntry {
+  const short = (
+    typeof entry.message === 'string' ? entry : { ...entry, message: envelopeOf(entry.message) }
+  ) as RpcLogEntry;
+  const safe = redact ? redact(short) : short;
+  const message =
+    typeof safe.message === 'string' ? safe.message.slice(0, CUT_LINE_CHARS) : clipped(safe.message);
+  return { ...safe, message, cut: { weight, bootId } } as RpcLogEntry;
+}
+
+/** What a replay sends whole (`LogBus.replay`); the rest it sends cut, to be fetched one at a time. */
+export interface ReplayLimits {
+  /** An entry up to this weight is always sent whole. */
+  small: number;
+  /** An entry over this weight never is. */
+  large: number;
+  /** The entries between the two are sent whole, newest first, while their weights sum to at most this. */
+  total: number;
+}
+
+export const REPLAY_LIMITS: ReplayLimits = { small: 16 * 1024, large: 1024 * 1024, total: 8 * 1024 * 1024 };
 
 /**
  * In-process bus of JSON-RPC log entries with a bounded ring buffer for replay and resume.
@@ -130,6 +191,8 @@ export class LogBus {
   private readonly owed: (Redactor | undefined)[];
   /** The weight (about its bytes) of the entry in the same slot of `ring`. */
   private readonly weights: Float64Array;
+  /** The entry in the same slot as a replay sends it cut (redacted), when it weighs over `replayLimits.small`. */
+  private readonly cuts: (RpcLogEntry | undefined)[];
   /** The weights of the entries held, summed. */
   private held = 0;
   /** No entry older than this one is held. */
@@ -138,13 +201,17 @@ export class LogBus {
   private readonly listeners = new Set<Listener>();
   /** The largest entry kept whole. */
   readonly entryLimit: number;
+  /** This run's: sequence numbers start again with the next (the live channel's `hello` says it). */
+  readonly bootId = randomUUID();
 
   constructor(
     readonly capacity = 10_000,
     readonly byteBudget = DEFAULT_LOG_BUFFER_BYTES,
+    readonly replayLimits: ReplayLimits = REPLAY_LIMITS,
   ) {
     this.ring = new Array(capacity);
     this.owed = new Array(capacity);
+    this.cuts = new Array(capacity);
     this.weights = new Float64Array(capacity);
     this.seqs = new Float64Array(capacity);
     this.chunks = new Int32Array(capacity).fill(-1);
@@ -178,6 +245,7 @@ export class LogBus {
     if (this.seqs[slot] !== 0) this.held -= this.weights[slot] ?? 0;
     this.hold(slot, entry);
     this.owed[slot] = redact;
+    if (weight > this.replayLimits.small) this.cuts[slot] = cutOf(entry, weight, this.bootId, redact);
     this.weights[slot] = weight;
     this.seqs[slot] = entry.seq;
     this.held += weight;
@@ -199,6 +267,7 @@ export class LogBus {
     if (chunk >= 0) this.arena.free(chunk);
     this.chunks[slot] = -1;
     this.ring[slot] = undefined;
+    this.cuts[slot] = undefined;
   }
 
   /** Puts the entries held as objects since the last time in the arena, as JSON text. */
@@ -259,25 +328,72 @@ export class LogBus {
 
   /** Entries with a sequence number above `seq` that are still in the buffer, oldest first. */
   since(seq: number): RpcLogEntry[] {
-    const first = Math.max(seq + 1, this.oldest);
     const entries: RpcLogEntry[] = [];
-    for (let s = first; s < this.nextSeq; s++) {
+    for (let s = Math.max(seq + 1, this.oldest); s < this.nextSeq; s++) {
       const slot = s % this.capacity;
-      if (this.seqs[slot] !== s) continue;
-      let entry = this.entryAt(slot);
-      const redact = this.owed[slot];
-      if (redact) {
-        entry = redact(entry);
-        this.hold(slot, entry);
-        this.owed[slot] = undefined;
-      }
-      entries.push(entry);
+      if (this.seqs[slot] === s) entries.push(this.readAt(slot));
     }
     return entries;
   }
 
   /** The last `count` entries, oldest first. */
   last(count: number): RpcLogEntry[] {
-    return this.since(this.nextSeq - 1 - Math.max(0, count));
+    return this.since(this.lastAfter(count));
+  }
+
+  /**
+   * As `since`, for a client that shows the log (the live channel): entries too big to send whole within
+   * `replayLimits` come cut (`cutOf`), and the client fetches one whole with `entry` when asked to. The
+   * newest are the likeliest to be looked at, so the budget goes to them first.
+   */
+  replaySince(seq: number): RpcLogEntry[] {
+    const { small, large, total } = this.replayLimits;
+    const first = Math.max(seq + 1, this.oldest);
+    const cut = new Set<number>();
+    let budget = total;
+    for (let s = this.nextSeq - 1; s >= first; s--) {
+      const slot = s % this.capacity;
+      const weight = this.weights[slot] as number;
+      if (this.seqs[slot] !== s || weight <= small) continue;
+      if (weight <= large && weight <= budget) budget -= weight;
+      else cut.add(s);
+    }
+    const entries: RpcLogEntry[] = [];
+    for (let s = first; s < this.nextSeq; s++) {
+      const slot = s % this.capacity;
+      if (this.seqs[slot] !== s) continue;
+      const shortened = cut.has(s) ? this.cuts[slot] : undefined;
+      entries.push(shortened ?? this.readAt(slot));
+    }
+    return entries;
+  }
+
+  /** As `last`, cut as `replaySince` cuts. */
+  replayLast(count: number): RpcLogEntry[] {
+    return this.replaySince(this.lastAfter(count));
+  }
+
+  /** The entry `seq`, whole and redacted, while the buffer holds it. */
+  entry(seq: number): RpcLogEntry | undefined {
+    if (!Number.isSafeInteger(seq) || seq < this.oldest || seq >= this.nextSeq) return undefined;
+    const slot = seq % this.capacity;
+    return this.seqs[slot] === seq ? this.readAt(slot) : undefined;
+  }
+
+  private lastAfter(count: number): number {
+    return this.nextSeq - 1 - Math.max(0, count);
+  }
+
+  /** The entry in a slot, redacted (once: the redacted entry takes the place of the one kept). */
+  private readAt(slot: number): RpcLogEntry {
+    const entry = this.entryAt(slot);
+    const redact = this.owed[slot];
+    if (!redact) return entry;
+    const redacted = redact(entry);
+    const cut = this.cuts[slot];
+    this.hold(slot, redacted);
+    this.cuts[slot] = cut;
+    this.owed[slot] = undefined;
+    return redacted;
   }
 }

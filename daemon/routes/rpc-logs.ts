@@ -1,9 +1,12 @@
 import type { Request, Response } from 'express';
 import { Router } from 'express';
 import type { RpcLogEntry } from '../../shared/logs.ts';
+import type { Answer } from '../../shared/routes.ts';
 import type { LogBus } from '../logs/log-bus.ts';
 import { TickBatch } from '../http/tick-batch.ts';
 import { sseFrame } from '../logs/serialise.ts';
+import { DaemonError } from '../errors.ts';
+import { sendJson } from '../http/send-json.ts';
 
 export interface RpcLogsOptions {
   keepaliveMs: number;
@@ -57,6 +60,25 @@ export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
     });
     const keepalive = setInterval(() => res.write(': keepalive\n\n'), options.keepaliveMs);
     req.on('close', close);
+  });
+  // One entry whole: what the live channel's replay sent cut (`entry.cut`). `?bootId=` names the daemon
+  // run that numbered it: the next run numbers its entries from 1 again.
+  router.get('/:seq', (req: Request, res: Response) => {
+    const asked = req.params.seq as string;
+    const numbered = /^\d{1,15}$/.test(asked);
+    const bootId = req.query.bootId;
+    const sameRun = bootId === undefined || bootId === bus.bootId;
+    const entry = numbered && sameRun ? bus.entry(Number(asked)) : undefined;
+    if (entry) return sendJson(res, 200, { entry } satisfies Answer<'GET /rpc-logs/:seq'>);
+    throw new DaemonError(
+      'log_entry_not_found',
+      !numbered
+        ? `No log entry is numbered ${JSON.stringify(asked.slice(0, 40))}: an entry's number is its seq`
+        : !sameRun
+          ? `The daemon restarted since entry ${asked} was logged, and its log started again`
+          : `The log no longer holds entry ${asked}: it keeps the last ${bus.capacity.toLocaleString('en-US')} ` +
+            'entries, and fewer when they are large (--log-buffer-mb)',
+    );
   });
   return router;
 }

@@ -19,6 +19,7 @@ import {
   type Body,
   type ContentResponse,
   type ListAnswer,
+  type LogEntryResponse,
   type PathParams,
   type RemovedServer,
   type RouteName,
@@ -131,6 +132,15 @@ export class DaemonClient {
   ): Promise<Answer<R>> {
     const { method, path } = routeRequest(route, params);
     return this.request<Answer<R>>(method, path, body, signal);
+  }
+
+  /**
+   * One entry of the live log whole: the live channel's replay sends a large one cut (`entry.cut`, which
+   * names the daemon run that numbered it).
+   */
+  logEntry(seq: number, bootId: string): Promise<LogEntryResponse> {
+    const { method, path } = routeRequest('GET /rpc-logs/:seq', { seq: String(seq) });
+    return this.request<Answer<'GET /rpc-logs/:seq'>>(method, `${path}?bootId=${encodeURIComponent(bootId)}`);
   }
 
   health(): Promise<HealthResponse> {

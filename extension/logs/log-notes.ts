@@ -125,3 +125,9 @@ export function headerLines(headers: Record<string, unknown> | undefined): strin
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n');
 }
+
+/** About how big a message is that the replay sent cut (shared/logs.ts `cut`), e.g. `about 1.9 MiB`. */
+export function aboutSize(weight: number): string {
+  const mib = 1024 * 1024;
+  return weight >= mib ? `about ${(weight / mib).toFixed(1)} MiB` : `about ${Math.ceil(weight / 1024)} KiB`;
+}

@@ -302,6 +302,25 @@ export class LogModel {
     }
   }
 
+  /**
+   * Puts an entry fetched whole in place of the cut one the replay sent (shared/logs.ts `cut`), in the
+   * row that holds it; false when no row does any longer. O(rows), from the newest.
+   */
+  fillIn(cut: RpcLogEntry, whole: RpcLogEntry): boolean {
+    for (let i = this.all.length - 1; i >= 0; i--) {
+      const row = this.all.at(i) as LogRow;
+      if (row.entry === cut) {
+        this.all.set(i, { ...row, entry: whole });
+        return true;
+      }
+      if (row.response === cut && (whole.direction === 'send' || whole.direction === 'receive')) {
+        this.all.set(i, { ...row, response: whole });
+        return true;
+      }
+    }
+    return false;
+  }
+
   clear(): void {
     this.dropped += this.all.length;
     this.all.clear();

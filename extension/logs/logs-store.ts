@@ -1,8 +1,9 @@
 import { defineStore } from 'pinia';
-import { computed, markRaw, ref, shallowRef, watch } from 'vue';
+import { computed, markRaw, reactive, ref, shallowRef, watch } from 'vue';
 import { LogModel, rowEntries, type LogRow } from './log-pairing';
 import type { RpcLogEntry } from '../../shared/logs';
 import { useLiveStore } from '../app/live-store';
+import { requireClient } from '../servers/servers-store';
 import type { KeyValueStore } from '../app/key-value-store';
 import { downloadJsonlFile, fileTime } from '../ui/download';
 
@@ -181,10 +182,37 @@ export const useLogsStore = defineStore('logs', () => {
       store?.set(LOGS_CLEARED_KEY, clearedThrough).catch(() => undefined);
     }
     model.clear();
+    wholeLoads.clear();
     incoming = [];
     buffer = [];
     bufferedCount.value = 0;
     revision.value++;
+  }
+
+  /**
+   * Entries the replay sent cut (shared/logs.ts `cut`) that are being fetched whole (`true`), or could not
+   * be (what went wrong), by `cutKey`.
+   */
+  const wholeLoads = reactive(new Map<string, true | string>());
+  const cutKey = (entry: RpcLogEntry): string => `${entry.cut?.bootId}:${entry.seq}`;
+
+  /** Where fetching a cut entry whole stands: under way (`true`), failed (why), or not begun. */
+  function wholeLoad(entry: RpcLogEntry): true | string | undefined {
+    return wholeLoads.get(cutKey(entry));
+  }
+
+  /** Fetches a cut entry whole and puts it in its row. */
+  async function loadWhole(cut: RpcLogEntry): Promise<void> {
+    const key = cutKey(cut);
+    if (!cut.cut || wholeLoads.get(key) === true) return;
+    wholeLoads.set(key, true);
+    try {
+      const { entry } = await requireClient().logEntry(cut.seq, cut.cut.bootId);
+      if (model.fillIn(cut, entry)) revision.value++;
+      wholeLoads.delete(key);
+    } catch (error) {
+      wholeLoads.set(key, (error as Error).message);
+    }
   }
 
   /** The row at `index` of the filtered view. */
@@ -228,6 +256,8 @@ export const useLogsStore = defineStore('logs', () => {
     togglePause,
     clear,
     visibleAt,
+    wholeLoad,
+    loadWhole,
     exportJsonl,
     downloadJsonl,
   };

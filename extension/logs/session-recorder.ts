@@ -33,13 +33,20 @@ export const useSessionRecorderStore = defineStore('session-recorder', () => {
     const id = candidate.value;
     if (!id || recording.value) return;
     serverId.value = id;
-    entries = [];
     messageCount.value = 0;
     recording.value = true;
+    const recorded: RpcLogEntry[] = (entries = []);
     unsubscribe = logs.onEntry((entry) => {
       if (entry.serverId !== id) return;
-      entries.push(entry);
+      const index = recorded.push(entry) - 1;
       if (entry.direction === 'send' || entry.direction === 'receive') messageCount.value++;
+      // Missed while the live channel reconnected, and too big for its replay: the session needs it whole.
+      if (entry.cut) {
+        requireClient()
+          .logEntry(entry.seq, entry.cut.bootId)
+          .then((whole) => (recorded[index] = whole.entry))
+          .catch(() => {});
+      }
     });
     // A failed listing shows in the log (and the views); the recording goes on without it.
     listEverything(id).catch(() => {});

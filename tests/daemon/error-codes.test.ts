@@ -227,6 +227,8 @@ describe('failures of the request itself', () => {
     expectFailure(respond, 404, 'elicitation_not_found');
     expectFailure(await d.api('GET', '/api/mcp/resources/widget/nobody'), 404, 'widget_not_found');
     expectFailure(await d.api('POST', '/api/mcp/openai/widget/nobody/view'), 404, 'widget_not_found');
+    expectFailure(await d.api('GET', '/api/mcp/rpc-logs/999999'), 404, 'log_entry_not_found');
+    expectFailure(await d.api('GET', '/api/mcp/rpc-logs/first'), 404, 'log_entry_not_found');
   });
 
   it('refusals of the live channel upgrade answer the same status and code as a request would', async () => {

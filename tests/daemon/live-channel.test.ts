@@ -5,6 +5,7 @@ import type { DaemonOptions } from '../../daemon/options.ts';
 import { VERSION } from '../../daemon/version.ts';
 import type { LiveMessage } from '../../shared/live.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
+import { sizedText } from '../fixtures/sized-text.ts';
 import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
 import {
   callAndAnswer,
@@ -288,6 +289,42 @@ describe('replay and resume', () => {
     expect(seqs(replayed.messages).filter((s) => s <= answerSeq)).toEqual(
       range(lastN[0]?.seq ?? 0, answerSeq),
     );
+  });
+
+  it('replays a large result cut to its envelope, and GET /rpc-logs/:seq has it whole', async () => {
+    const d = await daemonWith({ output: fixtureStdio('output-server.ts') });
+    const bytes = 2_000_000;
+    expect((await execute(d, 'output', 'sized-result', { bytes })).status).toBe(200);
+    expect((await execute(d, 'output', 'sized-result', { bytes: 100 })).status).toBe(200);
+
+    const replayed = await live(d, { replay: '20' });
+    const answers = await replayed.until((messages) => {
+      const found = entries(messages).filter(
+        (entry) => entry.direction === 'receive' && 'id' in (entry.message as object),
+      );
+      return found.length >= 3 && found;
+    });
+    const [big, small] = answers.slice(-2);
+    expect(big?.cut?.weight).toBeGreaterThan(bytes);
+    expect(Object.keys(big?.message as object).sort()).toEqual(['id', 'jsonrpc']);
+    expect(small?.cut).toBeUndefined();
+    expect(JSON.stringify(small?.message)).toContain(sizedText(100));
+
+    // The cut names the daemon run that numbered it: the next run numbers its entries from 1 again.
+    const { bootId } = hello(replayed);
+    expect(big?.cut?.bootId).toBe(bootId);
+    const otherRun = await d.api('GET', `/api/mcp/rpc-logs/${big?.seq}?bootId=${randomUUID()}`);
+    expect(otherRun.status).toBe(404);
+    expect(otherRun.body).toMatchObject({
+      code: 'log_entry_not_found',
+      error: expect.stringMatching(/restarted/),
+    });
+
+    const whole = await d.api('GET', `/api/mcp/rpc-logs/${big?.seq}?bootId=${bootId}`);
+    expect(whole.status).toBe(200);
+    expect(whole.body.entry).toMatchObject({ seq: big?.seq, serverId: 'output', direction: 'receive' });
+    expect(whole.body.entry.cut).toBeUndefined();
+    expect(whole.body.entry.message.result.content[0].text).toBe(sizedText(bytes));
   });
 
   it('resumes right after ?since= within the same boot, without duplicates or gaps', async () => {

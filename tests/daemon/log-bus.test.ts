@@ -299,3 +299,115 @@ describe('log bus byte budget', () => {
     expect(bus.since(0).length).toBeGreaterThan(0);
   });
 });
+
+describe('log bus replay for a page that opens', () => {
+  const limits = { small: 1000, large: 10_000, total: 15_000 };
+  const response = (id: number, text: string): Omit<RpcMessageEntry, 'seq'> => ({
+    type: 'rpc',
+    serverId: 's',
+    direction: 'receive',
+    timestamp: new Date(0).toISOString(),
+    message: { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } },
+  });
+
+  it('sends the newest big entries whole within its budget and the others cut, each whole on request', () => {
+    const bus = new LogBus(100, 1_000_000, limits);
+    bus.publish(response(1, 'small'));
+    bus.publish(response(2, 'a'.repeat(8000)));
+    bus.publish(response(3, 'b'.repeat(8000)));
+    bus.publish(response(4, 'c'.repeat(20_000)));
+    bus.publish(response(5, 'also small'));
+    const replayed = bus.replayLast(10);
+    expect(seqs(replayed)).toEqual([1, 2, 3, 4, 5]);
+    // 5 and 1 are small; 4 is over `large`; 3 fits the budget, which then has too little left for 2.
+    expect(replayed.map((entry) => entry.cut !== undefined)).toEqual([false, true, false, true, false]);
+    expect(replayed[1]?.message).toEqual({ jsonrpc: '2.0', id: 2 });
+    expect(replayed[1]?.cut?.weight).toBeGreaterThan(8000);
+    expect(replayed[3]?.cut?.weight).toBeGreaterThan(20_000);
+    expect(JSON.stringify(replayed[2]?.message)).toContain('b'.repeat(8000));
+    // A resume is cut the same way, from where it resumes: 4 alone is over `large`.
+    expect(bus.replaySince(2).map((entry) => entry.cut !== undefined)).toEqual([false, true, false]);
+    // The Server-Sent Events replay and the entry asked for one at a time are whole.
+    expect(bus.last(10).some((entry) => entry.cut)).toBe(false);
+    expect(JSON.stringify(bus.entry(4)?.message)).toContain('c'.repeat(20_000));
+    expect(bus.entry(4)?.cut).toBeUndefined();
+  });
+
+  it('keeps what pairs a cut response and tells its status: id, method, the error code', () => {
+    const bus = new LogBus(100, 1_000_000, limits);
+    bus.publish({
+      type: 'rpc',
+      serverId: 's',
+      direction: 'send',
+      timestamp: new Date(0).toISOString(),
+      message: {
+        jsonrpc: '2.0',
+        id: 'r1',
+        method: 'tools/call',
+        params: { arguments: { x: 'y'.repeat(20_000) } },
+      },
+      call: { id: 'call-1', round: 1 },
+    });
+    bus.publish({
+      type: 'rpc',
+      serverId: 's',
+      direction: 'receive',
+      timestamp: new Date(0).toISOString(),
+      message: {
+        jsonrpc: '2.0',
+        id: 'r1',
+        error: { code: -32602, message: 'bad', data: 'z'.repeat(20_000) },
+      },
+    });
+    const [request, answer] = bus.replayLast(2);
+    expect(request?.message).toEqual({ jsonrpc: '2.0', id: 'r1', method: 'tools/call' });
+    expect(request).toMatchObject({ direction: 'send', call: { id: 'call-1', round: 1 } });
+    expect(answer?.message).toEqual({ jsonrpc: '2.0', id: 'r1', error: { code: -32602, message: 'bad' } });
+  });
+
+  it('masks a secret across the cut of a line or an error message, redacting before it cuts', () => {
+    const bus = new LogBus(100, 1_000_000, limits);
+    const secret = 'S3CRET-VALUE';
+    const hide = (entry: RpcLogEntry): RpcLogEntry =>
+      JSON.parse(JSON.stringify(entry).replaceAll(secret, '********')) as RpcLogEntry;
+    bus.publish(
+      {
+        type: 'rpc',
+        serverId: 's',
+        direction: 'stderr',
+        timestamp: new Date(0).toISOString(),
+        message: `${'a'.repeat(2000 - 5)}${secret}${'b'.repeat(20_000)}`,
+      },
+      hide,
+    );
+    bus.publish(
+      {
+        type: 'rpc',
+        serverId: 's',
+        direction: 'receive',
+        timestamp: new Date(0).toISOString(),
+        message: {
+          jsonrpc: '2.0',
+          id: 1,
+          error: { code: 1, message: `${'e'.repeat(995)}${secret}${'f'.repeat(20_000)}` },
+        },
+      },
+      hide,
+    );
+    const [line, answer] = bus.replayLast(2);
+    expect(line?.cut).toBeDefined();
+    expect(String(line?.message)).toMatch(/^a+\*{5}$/);
+    expect(JSON.stringify(answer?.message)).toMatch(/e\*{5}"/);
+    expect(JSON.stringify(bus.replayLast(2))).not.toContain('S3C');
+  });
+
+  it('has no entry it no longer holds, or never held', () => {
+    const bus = new LogBus(3, 1_000_000, limits);
+    publishLines(bus, 5);
+    expect(bus.entry(5)?.message).toBe('line 5');
+    expect(bus.entry(2)).toBeUndefined();
+    expect(bus.entry(6)).toBeUndefined();
+    expect(bus.entry(0)).toBeUndefined();
+    expect(bus.entry(1.5)).toBeUndefined();
+  });
+});

@@ -20,7 +20,7 @@ describe('the route map', () => {
 
   it('names only routes the daemon has', async () => {
     for (const route of ROUTE_NAMES) {
-      const { method, path } = routeRequest(route, { id: 'nobody' } as never);
+      const { method, path } = routeRequest(route, { id: 'nobody', seq: '0' } as never);
       const response = await d.api(
         method,
         `/api/mcp${path}`,
@@ -34,7 +34,7 @@ describe('the route map', () => {
 
   it('finds every route whatever the letter case of its path, as express routes match', async () => {
     for (const route of ROUTE_NAMES) {
-      const { method, path } = routeRequest(route, { id: 'nobody' } as never);
+      const { method, path } = routeRequest(route, { id: 'nobody', seq: '0' } as never);
       const shouted = `/API/MCP${path.toUpperCase()}`;
       const response = await d.api(method, shouted, method === 'GET' || method === 'DELETE' ? undefined : {});
       expect(`${route} → ${response.status} ${JSON.stringify(response.body)}`).not.toMatch(/No API route/);

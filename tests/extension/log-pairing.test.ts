@@ -316,3 +316,31 @@ describe('how a request ends besides its response', () => {
     expect(model.rows.map((r) => r.status)).toEqual(['failed', 'ok']);
   });
 });
+
+describe('LogModel entries loaded whole', () => {
+  const cutOf = <E extends RpcLogEntry>(entry: E, bootId: string): E => ({
+    ...entry,
+    message: { jsonrpc: '2.0', id: (entry.message as { id?: unknown }).id },
+    cut: { weight: 2_000_000, bootId },
+  });
+
+  it('puts a whole entry in the row that holds the cut one, and only there, whatever its seq', () => {
+    const oldRun = cutOf(response('a', 1), 'run-1');
+    const req = request('a', 1, 'tools/call');
+    const res = response('a', 1);
+    // A later run of the daemon numbers its entries from 1 again: the same seq, another entry.
+    const cutAgain = { ...cutOf(res, 'run-2'), seq: oldRun.seq };
+    const model = modelWith([oldRun, req, cutAgain]);
+    expect(model.rows[1]?.response).toBe(cutAgain);
+
+    const whole = { ...res, seq: oldRun.seq };
+    expect(model.fillIn(cutAgain, whole)).toBe(true);
+    expect(model.rows[1]?.response).toBe(whole);
+    expect(model.rows[0]?.entry).toBe(oldRun);
+    expect(summary(model.rows)).toEqual(['response a - 1 ok -', 'request a tools/call 1 ok 0']);
+
+    // No row holds it any longer (the log was cleared).
+    model.clear();
+    expect(model.fillIn(oldRun, { ...oldRun, cut: undefined })).toBe(false);
+  });
+});

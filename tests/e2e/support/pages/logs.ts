@@ -126,6 +126,36 @@ export class LogsView {
     return this.page.$eval(`${row} ${byTestId('log-detail')}`, (el) => (el as HTMLElement).innerText);
   }
 
+  /** The sizes the rows of the filtered log note for messages the replay sent cut, by row index. */
+  cutNotes(): Promise<Record<number, string>> {
+    return this.page.$$eval(ROW, (els) =>
+      Object.fromEntries(
+        els.flatMap((el) => {
+          const note = el.querySelector<HTMLElement>('[data-testid="log-cut-note"]');
+          return note ? [[Number(el.getAttribute('data-index')), note.innerText.trim()]] : [];
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Presses "Load the whole message" in the expanded row at `index` and waits until the message is shown
+   * or the load fails; returns the text of the row's detail then.
+   */
+  async loadWhole(index: number): Promise<string> {
+    const row = rowAt(index);
+    await this.page.locator(`${row} ${byTestId('log-load-whole')}`).click();
+    await this.page.waitForFunction(
+      (sel: string) =>
+        document.querySelector(sel) !== null &&
+        (document.querySelector(`${sel} [data-testid="log-cut"]`) === null ||
+          document.querySelector(`${sel} [data-testid="log-load-error"]`) !== null),
+      {},
+      row,
+    );
+    return this.page.$eval(`${row} ${byTestId('log-detail')}`, (el) => (el as HTMLElement).innerText);
+  }
+
   /** The log's own word for the live channel (`● live`, or why not). */
   liveState(): Promise<string> {
     return this.page.$eval(byTestId('log-live-state'), (el) => (el as HTMLElement).innerText.trim());
