@@ -99,7 +99,7 @@ function keptOf(entry: RpcLogEntry, weight: number, limit: number): RpcLogEntry 
 
 /**
  * What pairs a JSON-RPC message with its request and tells its status: jsonrpc, id, method, an error's
- * code and message. Its strings are whole: `clipped` shortens them once any secret in them is masked.
+ * code and message. Its values are whole: `clipped` bounds them once any secret in them is masked.
  */
 function envelopeOf(message: Record<string, unknown>): Record<string, unknown> {
   const envelope: Record<string, unknown> = { jsonrpc: message.jsonrpc ?? '2.0' };
@@ -113,14 +113,28 @@ function envelopeOf(message: Record<string, unknown>): Record<string, unknown> {
   return envelope;
 }
 
-/** An envelope with its method and error message cut to a length a log row can show. */
+/**
+ * A value of an envelope, bounded: a number, boolean or null as it is, a string cut to `length`, and
+ * anything else (which JSON-RPC does not allow there, and a server may send anyway) as the start of its
+ * JSON. The same value always gives the same result, so a request and its response cut alike still pair.
+ */
+function bounded(value: unknown, length: number): unknown {
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > length ? text.slice(0, length) : text;
+}
+
+/** An envelope with each of its values bounded: a cut entry is small whatever the message held. */
 function clipped(envelope: Record<string, unknown>): Record<string, unknown> {
-  const clip = (value: unknown, length: number): unknown =>
-    typeof value === 'string' && value.length > length ? value.slice(0, length) : value;
-  const short: Record<string, unknown> = { ...envelope };
-  if ('method' in short) short.method = clip(short.method, 200);
-  const error = short.error as { code?: unknown; message?: unknown } | null | undefined;
-  if (error && typeof error === 'object') short.error = { ...error, message: clip(error.message, 1000) };
+  const short: Record<string, unknown> = { jsonrpc: bounded(envelope.jsonrpc, 20) };
+  if ('id' in envelope) short.id = bounded(envelope.id, 1000);
+  if ('method' in envelope) short.method = bounded(envelope.method, 200);
+  const error = envelope.error as { code?: unknown; message?: unknown } | null | undefined;
+  if (error !== null && typeof error === 'object') {
+    short.error = { code: bounded(error.code, 100), message: bounded(error.message, 1000) };
+  } else if (error !== undefined) {
+    short.error = bounded(error, 1000);
+  }
   return short;
 }
 

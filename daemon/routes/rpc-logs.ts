@@ -65,19 +65,33 @@ export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
   // run that numbered it: the next run numbers its entries from 1 again.
   router.get('/:seq', (req: Request, res: Response) => {
     const asked = req.params.seq as string;
-    const numbered = /^\d{1,15}$/.test(asked);
     const bootId = req.query.bootId;
-    const sameRun = bootId === undefined || bootId === bus.bootId;
-    const entry = numbered && sameRun ? bus.entry(Number(asked)) : undefined;
+    if (bootId !== undefined && (typeof bootId !== 'string' || bootId === '')) {
+      throw new DaemonError(
+        'invalid_request',
+        'bootId: give it once, as the bootId the live channel said hello with',
+      );
+    }
+    if (bootId !== undefined && bootId !== bus.bootId) {
+      throw new DaemonError(
+        'log_entry_not_found',
+        `The daemon restarted since entry ${asked.slice(0, 40)} was logged, and its log started again`,
+      );
+    }
+    const seq = /^\d{1,15}$/.test(asked) ? Number(asked) : NaN;
+    if (!(seq >= 1 && seq <= bus.lastSeq)) {
+      throw new DaemonError(
+        'log_entry_not_found',
+        `No log entry is numbered ${JSON.stringify(asked.slice(0, 40))}: ` +
+          (bus.lastSeq === 0 ? 'the log is empty' : `they are numbered 1 to ${bus.lastSeq} (seq)`),
+      );
+    }
+    const entry = bus.entry(seq);
     if (entry) return sendJson(res, 200, { entry } satisfies Answer<'GET /rpc-logs/:seq'>);
     throw new DaemonError(
       'log_entry_not_found',
-      !numbered
-        ? `No log entry is numbered ${JSON.stringify(asked.slice(0, 40))}: an entry's number is its seq`
-        : !sameRun
-          ? `The daemon restarted since entry ${asked} was logged, and its log started again`
-          : `The log no longer holds entry ${asked}: it keeps the last ${bus.capacity.toLocaleString('en-US')} ` +
-            'entries, and fewer when they are large (--log-buffer-mb)',
+      `The log no longer holds entry ${seq}: it keeps the last ${bus.capacity.toLocaleString('en-US')} ` +
+        'entries, and fewer when they are large (--log-buffer-mb)',
     );
   });
   return router;

@@ -365,6 +365,44 @@ describe('log bus replay for a page that opens', () => {
     expect(answer?.message).toEqual({ jsonrpc: '2.0', id: 'r1', error: { code: -32602, message: 'bad' } });
   });
 
+  it('bounds what it keeps of an envelope, whatever a server put in its id or error', () => {
+    const bus = new LogBus(100, 100_000_000, limits);
+    const huge = 'x'.repeat(2_000_000);
+    const received = (message: Record<string, unknown>): void => {
+      bus.publish({
+        type: 'rpc',
+        serverId: 's',
+        direction: 'receive',
+        timestamp: new Date(0).toISOString(),
+        message,
+      });
+    };
+    received({ jsonrpc: '2.0', id: 1, error: { code: -32003, message: { blob: huge } } });
+    received({ jsonrpc: '2.0', id: 2, error: huge });
+    received({ jsonrpc: huge, id: huge, method: 'sampling/createMessage', params: {} });
+    received({ jsonrpc: '2.0', id: { nested: huge }, error: { code: { also: huge }, message: 'short' } });
+    const replayed = bus.replayLast(4);
+    expect(replayed.every((entry) => entry.cut !== undefined)).toBe(true);
+    for (const entry of replayed) expect(JSON.stringify(entry).length).toBeLessThan(2_000);
+    const [objectMessage, stringError, hugeId, objectId] = replayed.map(
+      (entry) => entry.message as Record<string, unknown>,
+    );
+    expect(objectMessage).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32003, message: JSON.stringify({ blob: huge }).slice(0, 1000) },
+    });
+    expect(stringError?.error).toBe('x'.repeat(1000));
+    expect(hugeId).toEqual({
+      jsonrpc: 'x'.repeat(20),
+      id: 'x'.repeat(1000),
+      method: 'sampling/createMessage',
+    });
+    expect(objectId?.error).toEqual({ code: JSON.stringify({ also: huge }).slice(0, 100), message: 'short' });
+    // The same id is cut the same way every time, so a request and its response cut alike still pair.
+    expect(objectId?.id).toBe(JSON.stringify({ nested: huge }).slice(0, 1000));
+  });
+
   it('masks a secret across the cut of a line or an error message, redacting before it cuts', () => {
     const bus = new LogBus(100, 1_000_000, limits);
     const secret = 'S3CRET-VALUE';

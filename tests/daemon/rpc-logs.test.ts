@@ -326,3 +326,57 @@ describe('rpc-logs stream', () => {
     await refused.body?.cancel();
   });
 });
+
+describe('one log entry, whole (GET /rpc-logs/:seq)', () => {
+  const line = (d: TestDaemon, text: string): RpcLogEntry =>
+    d.daemon.bus.publish({
+      type: 'rpc',
+      serverId: 's',
+      direction: 'stderr',
+      timestamp: new Date(0).toISOString(),
+      message: text,
+    });
+  const failure = async (d: TestDaemon, path: string) => {
+    const { status, body } = await d.api('GET', `/api/mcp/rpc-logs/${path}`);
+    return { status, code: body.code, error: body.error };
+  };
+
+  it('has each entry this run of the daemon keeps, and says why it has no other', async () => {
+    const d = await startDaemon({ logBufferSize: 2 });
+    onTestFinished(() => d.close());
+    const { bootId } = d.daemon.bus;
+    expect(await failure(d, '1')).toEqual({
+      status: 404,
+      code: 'log_entry_not_found',
+      error: 'No log entry is numbered "1": the log is empty',
+    });
+    for (const text of ['one', 'two', 'three']) line(d, text);
+
+    const whole = await d.api('GET', `/api/mcp/rpc-logs/3?bootId=${bootId}`);
+    expect(whole.status).toBe(200);
+    expect(whole.body.entry).toMatchObject({ seq: 3, direction: 'stderr', message: 'three' });
+    expect((await d.api('GET', '/api/mcp/rpc-logs/2')).body.entry.message).toBe('two');
+
+    for (const never of ['0', '4', '999999999999999', '-1', 'abc', '1e3']) {
+      expect(await failure(d, never)).toMatchObject({
+        status: 404,
+        code: 'log_entry_not_found',
+        error: expect.stringMatching(/^No log entry is numbered ".*": they are numbered 1 to 3 \(seq\)$/),
+      });
+    }
+    expect(await failure(d, '1')).toEqual({
+      status: 404,
+      code: 'log_entry_not_found',
+      error:
+        'The log no longer holds entry 1: it keeps the last 2 entries, and fewer when they are large (--log-buffer-mb)',
+    });
+    expect(await failure(d, '3?bootId=another-run')).toEqual({
+      status: 404,
+      code: 'log_entry_not_found',
+      error: 'The daemon restarted since entry 3 was logged, and its log started again',
+    });
+    for (const query of ['bootId=', `bootId=${bootId}&bootId=${bootId}`]) {
+      expect(await failure(d, `3?${query}`)).toMatchObject({ status: 400, code: 'invalid_request' });
+    }
+  });
+});
