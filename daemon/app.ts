@@ -318,7 +318,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         { shouldUpgradeCallback: isWebSocketUpgrade, requireHostHeader: false },
         listener,
       );
-      answerClientErrors(server);
+      answerClientErrors(server, options.bodyLimitBytes);
       server.listen(options.port, options.host);
       await once(server, 'listening');
       live = attachLiveChannel(server, {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { MAX_BODY_DEPTH, textExceedsDepth } from '../../shared/json-depth.ts';
 import { DaemonError } from '../errors.ts';
@@ -29,21 +29,31 @@ const notUtf8 = (charset: string): DaemonError =>
 export const declaredTooLarge = (req: IncomingMessage, limitBytes: number): boolean =>
   Number(req.headers['content-length']) > limitBytes;
 
+/** The most of a refused body the daemon reads (and drops) so that its sender gets the answer. */
+const DISCARDED_AT_MOST = 64 * 1024 * 1024;
+
+/** The answer to a body announced larger than the limit. */
+export function sendTooLarge(req: IncomingMessage, res: ServerResponse, limitBytes: number): void {
+  const declared = Number(req.headers['content-length']);
+  // A socket closed with bytes still unread is reset, and a client still sending loses the answer: up to
+  // DISCARDED_AT_MOST the rest of the body is read and dropped after it (Node does so with a body nobody
+  // read), and the connection stays open. A larger one is not waited for.
+  if (declared > DISCARDED_AT_MOST) res.setHeader('Connection', 'close');
+  sendError(
+    res,
+    'payload_too_large',
+    `body: ${declared} bytes is larger than the limit of ${limitBytes} bytes`,
+  );
+}
+
 /**
- * A body announced larger than the limit is refused at once, before a byte of it is read: waiting for
- * it would hold the connection until the request time-out. The connection is closed after the answer,
- * since the rest of the body would otherwise still arrive on it.
+ * A body announced larger than the limit is refused at once, before a byte of it is taken in: waiting
+ * for it would hold the connection until the request time-out (see `sendTooLarge`).
  */
 function declaredSizeCheck(limitBytes: number): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!declaredTooLarge(req, limitBytes)) return next();
-    const declared = Number(req.headers['content-length']);
-    res.setHeader('Connection', 'close');
-    sendError(
-      res,
-      'payload_too_large',
-      `body: ${declared} bytes is larger than the limit of ${limitBytes} bytes`,
-    );
+    sendTooLarge(req, res, limitBytes);
   };
 }
 

@@ -9,6 +9,10 @@ import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '../../shared/errors.ts';
 import { DaemonError, toErrorResponse } from '../errors.ts';
 import { sendError } from './error-middleware.ts';
+import { declaredTooLarge, sendTooLarge } from './json-body.ts';
+
+/** How long a refused socket stays open for its client to read the answer and close. */
+const REFUSED_SOCKET_LINGER_MS = 2000;
 
 /**
  * Ends a socket that has no answer object (an upgrade request, a request Node could not parse) with the
@@ -21,6 +25,12 @@ export function refuseOnSocket(socket: Duplex, code: ErrorCode, message: string,
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${headers}` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
   );
+  // What the client still sends is read and dropped (so the answer is not lost to a reset) for a moment:
+  // then the socket goes, even if the client never closes its side.
+  socket.resume();
+  const linger = setTimeout(() => socket.destroy(), REFUSED_SOCKET_LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
 }
 
 /** Node's parser errors that are no malformed request: the status Node gives them, as the daemon's code. */
@@ -48,7 +58,7 @@ const OTHER_FAILURES: Record<string, { code: ErrorCode; message: string }> = {
  * - an `Expect` other than `100-continue`, which Node answers with a bare 417;
  * - `CONNECT`, whose socket Node closes without a word: the daemon is no proxy.
  */
-export function answerClientErrors(server: Server): void {
+export function answerClientErrors(server: Server, bodyLimitBytes: number): void {
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
     const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (!socket.writable || answering?.headersSent || error.code === 'ECONNRESET') {
@@ -59,6 +69,18 @@ export function answerClientErrors(server: Server): void {
     const other = OTHER_FAILURES[code];
     if (other) refuseOnSocket(socket, other.code, other.message);
     else refuseOnSocket(socket, 'malformed_request', `The request could not be read as HTTP (${code})`);
+  });
+  // `Expect: 100-continue` asks whether to send the body: not one announced over the limit. Node would
+  // answer 100 Continue to every request and have the client send all of it, only to be refused after.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (declaredTooLarge(req, bodyLimitBytes)) {
+      // The body was not sent: the connection is closed before it would come after all.
+      res.setHeader('Connection', 'close');
+      sendTooLarge(req, res, bodyLimitBytes);
+      return;
+    }
+    res.writeContinue();
+    server.emit('request', req, res);
   });
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const expect = JSON.stringify(String(req.headers.expect).slice(0, 200));

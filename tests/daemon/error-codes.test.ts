@@ -200,7 +200,7 @@ describe('failures of the request itself', () => {
   it('a request that does not arrive in time: 408 request_timeout', async () => {
     // The daemon's answers on a server that waits for headers a moment rather than Node's minute.
     const server = createServer({ headersTimeout: 200, connectionsCheckingInterval: 50 });
-    answerClientErrors(server);
+    answerClientErrors(server, 4 * 1024 * 1024);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     onTestFinished(() => void server.close());

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { answerClientErrors } from '../../daemon/http/socket-answers.ts';
 import { ERROR_CODES } from '../../shared/errors.ts';
 import { everythingStdio, rawRequest, startDaemon, type TestDaemon } from './helpers.ts';
@@ -75,6 +75,61 @@ describe('413 payload too large', () => {
     expect(response.status).toBe(413);
     expectErrorBody(response.body);
     expect(response.body.error).toMatch(/^body: /);
+  });
+
+  it('reaches a client that sends the whole body over the limit, and serves the connection on', async () => {
+    const d = await daemon();
+    const { port } = new URL(d.url);
+    const body = ' '.repeat(4 * 1024 * 1024 + 1);
+    // A socket closed with the body unread would be reset, and the client lose the answer in the reset.
+    for (let round = 0; round < 5; round++) {
+      const response = await fetch(`${d.url}/api/mcp/tools/execute`, {
+        method: 'POST',
+        headers: { 'X-Inspector-Token': d.token, 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(response.status).toBe(413);
+      expect((await response.json()).code).toBe('payload_too_large');
+    }
+    // On one connection: the answer, then the next request answered on it.
+    const answers = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+        if ((text.match(/HTTP\/1\.1 /g) ?? []).length === 2 && text.endsWith('}')) socket.end();
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      const head = `Host: 127.0.0.1:${port}\r\nX-Inspector-Token: ${d.token}\r\n`;
+      socket.write(
+        `POST /api/mcp/tools/list HTTP/1.1\r\n${head}Content-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\n\r\n${body}GET /api/mcp/health HTTP/1.1\r\n${head}\r\n`,
+      );
+    });
+    expect(answers).toMatch(/^HTTP\/1\.1 413 [^]*HTTP\/1\.1 200 [^]*"status":"ok"/);
+  });
+
+  it('answers Expect: 100-continue with 413 for a body announced over the limit, not 100 Continue', async () => {
+    const d = await daemon();
+    const { port } = new URL(d.url);
+    const ask = (length: number) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        socket.once('data', (chunk) => {
+          resolve(chunk.toString());
+          socket.destroy();
+        });
+        socket.on('error', reject);
+        socket.write(
+          `POST /api/mcp/tools/list HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Inspector-Token: ${d.token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+        );
+      });
+    const refused = await ask(5 * 1024 * 1024);
+    expect(refused).toMatch(/^HTTP\/1\.1 413 /);
+    expect(refused).toContain('"code":"payload_too_large"');
+    expect(await ask(20)).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
   });
 
   it('still accepts a body under the limit', async () => {
@@ -562,13 +617,30 @@ describe('requests that Node or the URL parser cannot read', () => {
     await stillServes(d);
   });
 
+  it('lets go of a refused socket whose client never closes its side', async () => {
+    const server = createServer((_req, res) => res.end());
+    answerClientErrors(server, 4 * 1024 * 1024);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    onTestFinished(() => void server.close());
+    const { port } = server.address() as AddressInfo;
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    onTestFinished(() => void socket.destroy());
+    socket.write('GARBAGE / HTTP/1.1\r\n\r\n');
+    const [answer] = (await once(socket, 'data')) as [Buffer];
+    expect(answer.toString()).toMatch(/^HTTP\/1\.1 400 /);
+    const open = () =>
+      new Promise<number>((resolve) => server.getConnections((_error, count) => resolve(count)));
+    await vi.waitFor(async () => expect(await open()).toBe(0), { timeout: 10_000, interval: 100 });
+  });
+
   it('answers a request that does not arrive in time with 408 and the error body', async () => {
     // The daemon's server waits a minute for headers; this one, given the daemon's answers, a moment.
     const server = createServer(
       { headersTimeout: 200, requestTimeout: 400, connectionsCheckingInterval: 50 },
       (_req, res) => res.end(),
     );
-    answerClientErrors(server);
+    answerClientErrors(server, 4 * 1024 * 1024);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     onTestFinished(() => void server.close());
