@@ -19,6 +19,7 @@ export interface RegistryHooks {
 export class ClientManager {
   private readonly connections = new Map<string, ServerConnection>();
   private saving: Promise<void> = Promise.resolve();
+  private changes: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly registryFile: string,
@@ -45,32 +46,55 @@ export class ClientManager {
     return this.connections.has(id);
   }
 
-  /** Adds or replaces servers; a replaced server's connection is closed. Each new record is told. */
-  async put(servers: StoredServer[]): Promise<void> {
-    for (const server of servers) {
-      const existing = this.connections.get(server.id);
-      await existing?.retire();
-      await this.hooks.onReplaced?.(server.id, server.config);
-      // Roots are the inspector's setting for the server, not part of its config: a new config keeps them.
-      const added = this.add({ ...server, roots: server.roots ?? existing?.rootList });
-      this.deps.onStatus?.(added.record());
-    }
-    await this.save();
+  /**
+   * Adds or replaces servers; a replaced server's connection is closed. Each new record is told, and
+   * answered with whether it replaced one.
+   */
+  put(servers: StoredServer[]): Promise<Array<{ record: ServerRecord; replaced: boolean }>> {
+    return this.inTurn(async () => {
+      const added: Array<{ record: ServerRecord; replaced: boolean }> = [];
+      for (const server of servers) {
+        const existing = this.connections.get(server.id);
+        await existing?.retire();
+        await this.hooks.onReplaced?.(server.id, server.config);
+        // Roots are the inspector's setting for the server, not part of its config: a new config keeps them.
+        const record = this.add({ ...server, roots: server.roots ?? existing?.rootList }).record();
+        this.deps.onStatus?.(record);
+        added.push({ record, replaced: existing !== undefined });
+      }
+      await this.save();
+      return added;
+    });
   }
 
-  async remove(id: string): Promise<void> {
-    const connection = this.get(id);
-    this.connections.delete(id);
-    await connection.retire();
-    await this.hooks.onReplaced?.(id, undefined);
-    this.hooks.onRemoved?.(id);
-    await this.save();
+  remove(id: string): Promise<void> {
+    return this.inTurn(async () => {
+      const connection = this.get(id);
+      this.connections.delete(id);
+      await connection.retire();
+      await this.hooks.onReplaced?.(id, undefined);
+      this.hooks.onRemoved?.(id);
+      await this.save();
+    });
   }
 
   /** Replaces a server's roots, tells it if connected, and persists them. */
-  async setRoots(id: string, roots: Root[]): Promise<void> {
-    await this.get(id).setRoots(roots);
-    await this.save();
+  setRoots(id: string, roots: Root[]): Promise<void> {
+    return this.inTurn(async () => {
+      await this.get(id).setRoots(roots);
+      await this.save();
+    });
+  }
+
+  /**
+   * Runs one change of the registry after the one before has ended. Two PUTs of one id at once each read
+   * the connection to replace while the other awaited: the second replaced the first's connection without
+   * closing it, and a server it had started ran on with nothing left to stop it.
+   */
+  private inTurn<T>(change: () => Promise<T>): Promise<T> {
+    const turn = this.changes.then(change);
+    this.changes = turn.catch(() => {});
+    return turn;
   }
 
   configOf(id: string): ServerConfig | undefined {

@@ -52,10 +52,8 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
     }
     checkServerConfigs(servers.map(({ id, config }) => ({ path: `mcpServers.${id}`, config })));
     const imported = servers.map((s) => ({ ...s, config: unmaskConfig(s.config, manager.configOf(s.id)) }));
-    await manager.put(imported);
-    res.json({
-      servers: imported.map((s) => manager.get(s.id).record()),
-    } satisfies Answer<'POST /servers/import'>);
+    const added = await manager.put(imported);
+    res.json({ servers: added.map(({ record }) => record) } satisfies Answer<'POST /servers/import'>);
   });
 
   router.get('/:id', (req, res) => {
@@ -79,10 +77,9 @@ export function serversRouter(manager: ClientManager, executions: ExecutionManag
     }
     if (problems.length) throw invalidRequest(problems);
     const body = asked as PutServerRequest;
-    const existed = manager.has(id);
     const config = unmaskConfig(body.config, manager.configOf(id));
-    await manager.put([{ id, name: body.name ?? id, config }]);
-    res.status(existed ? 200 : 201).json(manager.get(id).record() satisfies Answer<'PUT /servers/:id'>);
+    const { record, replaced } = (await manager.put([{ id, name: body.name ?? id, config }]))[0]!;
+    res.status(replaced ? 200 : 201).json(record satisfies Answer<'PUT /servers/:id'>);
   });
 
   router.delete('/:id', async (req, res) => {

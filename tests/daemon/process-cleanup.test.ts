@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,5 +123,43 @@ describe('the command line on SIGTERM', () => {
     expect(await exited).toBe(0);
     await vi.waitFor(() => expect(isAlive(pids.server)).toBe(false), GONE);
     await vi.waitFor(() => expect(isAlive(pids.helper)).toBe(false), GONE);
+  });
+});
+
+/** Child processes of this test process (the daemon runs in-process) whose command line holds `marker`. */
+function markedPids(marker: string): number[] {
+  let out: string;
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when there is no child at all
+  }
+  return out
+    .split('\n')
+    .filter((line) => line.includes(marker))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+describe('a server replaced by requests that come at once', () => {
+  it('answers each PUT with its own record, and leaves no process once the server is deleted', async () => {
+    const d = await startDaemon();
+    onTestFinished(() => d.close());
+    const marker = `raced-${process.pid}-${Date.now()}`;
+    const base = fixtureStdio('tools-server.ts');
+    const put = (tag: string) =>
+      d.api('PUT', '/api/mcp/servers/raced', { config: { ...base, args: [...base.args, marker, tag] } });
+    for (let round = 0; round < 6; round++) {
+      const [a, b, , c] = await Promise.all([
+        put('a'),
+        put('b'),
+        d.api('POST', '/api/mcp/servers/raced/connect'),
+        put('c'),
+      ]);
+      expect([a, b, c].map((answer) => answer.status).sort()).toEqual([200, 200, 201]);
+      expect([a, b, c].map((answer) => answer.body.config.args.at(-1))).toEqual(['a', 'b', 'c']);
+      reap(markedPids(marker));
+      expect((await d.api('DELETE', '/api/mcp/servers/raced')).status).toBe(200);
+      await vi.waitFor(() => expect(markedPids(marker)).toEqual([]), GONE);
+    }
   });
 });
