@@ -20,6 +20,10 @@ import type { LiveEvents } from './live-events.ts';
 
 export const LIVE_PATH = '/api/mcp/ws';
 
+/** A replayed entry's JSON goes between these: the frame `liveFrame` makes of it. */
+const RPC_FRAME_START = Buffer.from('{"type":"rpc","entry":');
+const RPC_FRAME_END = Buffer.from('}');
+
 export interface LiveChannelOptions {
   bus: LogBus;
   events: LiveEvents;
@@ -179,11 +183,14 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
     // Its big messages come cut, so a log of large results does not hold up the page that opens.
     const backlog =
       knownBoot !== null
-        ? options.bus.replaySince(knownBoot === bootId && Number.isInteger(since) && since >= 0 ? since : 0)
+        ? options.bus.replayJsonSince(
+            knownBoot === bootId && Number.isInteger(since) && since >= 0 ? since : 0,
+          )
         : Number.isInteger(replay) && replay > 0
-          ? options.bus.replayLast(replay)
+          ? options.bus.replayJsonLast(replay)
           : [];
-    for (const entry of backlog) ws.send(liveFrame(entry), { binary: false });
+    for (const json of backlog)
+      ws.send(Buffer.concat([RPC_FRAME_START, json, RPC_FRAME_END]), { binary: false });
 
     // Each message's bytes are made once for all clients.
     const unsubscribeLog = options.bus.subscribe((entry) => send(liveFrame(entry)));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RpcLogEntry } from '../../shared/logs.ts';
+import { stringifyEntry } from './serialise.ts';
 import { TextArena } from './text-arena.ts';
 
 type Listener = (entry: RpcLogEntry) => void;
@@ -361,6 +362,38 @@ export class LogBus {
    * newest are the likeliest to be looked at, so the budget goes to them first.
    */
   replaySince(seq: number): RpcLogEntry[] {
+    return this.replaySlots(seq).map(({ slot, cut }) =>
+      cut ? (this.cuts[slot] as RpcLogEntry) : this.readAt(slot),
+    );
+  }
+
+  /** As `replaySince`, the last `count`. */
+  replayLast(count: number): RpcLogEntry[] {
+    return this.replaySince(this.lastAfter(count));
+  }
+
+  /**
+   * What `replaySince` answers, each entry as its JSON. An entry kept as text and owing no redaction is
+   * that text as it is, never parsed and written again: many pages opening at once cost a copy each.
+   */
+  replayJsonSince(seq: number): Buffer[] {
+    return this.replaySlots(seq).map(({ slot, cut }) => {
+      if (cut) return Buffer.from(stringifyEntry(this.cuts[slot] as RpcLogEntry));
+      const chunk = this.chunks[slot] as number;
+      if (chunk >= 0 && !this.owed[slot]) {
+        return this.arena.bytes(chunk, this.offsets[slot] as number, this.lengths[slot] as number);
+      }
+      return Buffer.from(stringifyEntry(this.readAt(slot)));
+    });
+  }
+
+  /** As `replayJsonSince`, the last `count`. */
+  replayJsonLast(count: number): Buffer[] {
+    return this.replayJsonSince(this.lastAfter(count));
+  }
+
+  /** The slots of the entries after `seq`, oldest first, and which a replay sends cut. */
+  private replaySlots(seq: number): Array<{ slot: number; cut: boolean }> {
     const { small, large, total } = this.replayLimits;
     const first = Math.max(seq + 1, this.oldest);
     const cut = new Set<number>();
@@ -372,19 +405,12 @@ export class LogBus {
       if (weight <= large && weight <= budget) budget -= weight;
       else cut.add(s);
     }
-    const entries: RpcLogEntry[] = [];
+    const slots: Array<{ slot: number; cut: boolean }> = [];
     for (let s = first; s < this.nextSeq; s++) {
       const slot = s % this.capacity;
-      if (this.seqs[slot] !== s) continue;
-      const shortened = cut.has(s) ? this.cuts[slot] : undefined;
-      entries.push(shortened ?? this.readAt(slot));
+      if (this.seqs[slot] === s) slots.push({ slot, cut: cut.has(s) && this.cuts[slot] !== undefined });
     }
-    return entries;
-  }
-
-  /** As `last`, cut as `replaySince` cuts. */
-  replayLast(count: number): RpcLogEntry[] {
-    return this.replaySince(this.lastAfter(count));
+    return slots;
   }
 
   /** The entry `seq`, whole and redacted, while the buffer holds it. */

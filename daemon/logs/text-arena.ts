@@ -45,6 +45,16 @@ export class TextArena {
     return found.bytes.toString('utf8', offset, offset + length);
   }
 
+  /**
+   * The bytes of a text, as a view: a chunk's bytes are never written again where a text was put, so the
+   * view stays the text even once it is freed.
+   */
+  bytes(chunk: number, offset: number, length: number): Buffer {
+    const found = this.chunks.get(chunk);
+    if (!found) throw new Error(`text arena: chunk ${chunk} is gone`);
+    return found.bytes.subarray(offset, offset + length);
+  }
+
   /** The text in `chunk` is no longer held; a chunk with none left goes (the one being filled stays). */
   free(chunk: number): void {
     const found = this.chunks.get(chunk);

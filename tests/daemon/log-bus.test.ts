@@ -439,6 +439,22 @@ describe('log bus replay for a page that opens', () => {
     expect(JSON.stringify(bus.replayLast(2))).not.toContain('S3C');
   });
 
+  it('gives the same entries as JSON, the ones kept as text as they are, redacted and cut alike', async () => {
+    const bus = new LogBus(100, 1_000_000, limits);
+    const hide = (entry: RpcLogEntry): RpcLogEntry =>
+      JSON.parse(JSON.stringify(entry).replaceAll('secret', '******')) as RpcLogEntry;
+    bus.publish(response(1, 'a secret, kept as text and owing its redaction'), hide);
+    bus.publish(response(2, 'kept as text, nothing owed'));
+    bus.publish(response(3, `big ${'z'.repeat(20_000)}`), hide);
+    await nextTurn();
+    bus.publish(response(4, 'still an object, this turn'));
+    const asJson = bus.replayJsonLast(10).map((bytes) => JSON.parse(bytes.toString('utf8')) as RpcLogEntry);
+    expect(asJson).toEqual(bus.replayLast(10));
+    expect(seqs(asJson)).toEqual([1, 2, 3, 4]);
+    expect(JSON.stringify(asJson)).not.toContain('secret');
+    expect(asJson[2]?.cut).toBeDefined();
+  });
+
   it('has no entry it no longer holds, or never held', () => {
     const bus = new LogBus(3, 1_000_000, limits);
     publishLines(bus, 5);
