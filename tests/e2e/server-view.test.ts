@@ -133,4 +133,38 @@ describe('the Server view of each era', USER_FLOW, () => {
     await page.waitForSelector(byTestId('server-editor'), { hidden: true });
     expect(await focused()).toBe('server-edit');
   });
+
+  it('asks before a server added under a taken id replaces that one', async () => {
+    const { page } = panel;
+    const problems = () =>
+      page.$eval(byTestId('editor-problems'), (el) => (el as HTMLElement).innerText.trim());
+    const save = byTestId('editor-save');
+    const before = (await daemon!.api('GET', '/api/mcp/servers/legacy')).body.config;
+
+    await page.locator(byTestId('server-add')).click();
+    await page.locator(byTestId('editor-mode-json')).click();
+    await page
+      .locator(byTestId('editor-json'))
+      .fill('{"mcpServers": {"legacy": {"command": "node"}, "fresh": {"command": "node"}}}');
+    await page.locator(save).click();
+    expect(await problems()).toBe(
+      '"legacy" is already a server: Replace swaps its settings and roots for these, or choose another id.',
+    );
+    expect(await page.$eval(save, (el) => el.textContent?.trim())).toBe('Replace');
+    expect((await daemon!.api('GET', '/api/mcp/servers/legacy')).body.config).toEqual(before);
+    expect((await daemon!.api('GET', '/api/mcp/servers/fresh')).status).toBe(404);
+    await saveScreenshot(page, 'server-editor-replace');
+
+    // Typed again, the JSON is asked about again; unchanged, Replace goes ahead.
+    await page.locator(byTestId('editor-json')).fill('{"mcpServers": {"legacy": {"command": "node"}}}');
+    expect(await page.$eval(save, (el) => el.textContent?.trim())).toBe('Import');
+    await page.locator(save).click();
+    await waitForText(page, save, 'Replace', true);
+    await page.locator(save).click();
+    await page.waitForSelector(byTestId('server-editor'), { hidden: true });
+    expect((await daemon!.api('GET', '/api/mcp/servers/legacy')).body.config).toEqual({
+      transport: 'stdio',
+      command: 'node',
+    });
+  });
 });
