@@ -63,9 +63,12 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     expect(await waitForText(page, byTestId('popup-unreadable'), 'cannot be read')).toBe(
       'The JSON of the parameters cannot be read: fix it first.',
     );
-    expect(await page.$eval(byTestId('popup-run'), (button) => (button as HTMLButtonElement).disabled)).toBe(
-      true,
+    expect(await page.$eval(byTestId('popup-run'), (button) => button.getAttribute('aria-disabled'))).toBe(
+      'true',
     );
+    // Pressing Run sends nothing either: it takes the keyboard to the box that cannot be read.
+    await page.locator(byTestId('popup-run')).click();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('raw-json');
     // The result of the run before is still the one shown: nothing was sent.
     expect(await popup.runState()).toBe('completed');
     expect(await page.$eval(byTestId('mode-form'), (button) => (button as HTMLButtonElement).disabled)).toBe(

@@ -46,6 +46,16 @@ describe('tool titles, hints and rich results in the panel', USER_FLOW, () => {
     await panel.page.screenshot({ path: `${SHOTS}/tools-badges.png` });
   });
 
+  it('keeps the keyboard on Run while the call runs and after it ends', async () => {
+    await panel.page.focus('[data-testid="tool-run"]');
+    await panel.page.keyboard.press('Enter');
+    await panel.tools.resultWith('resource links');
+    // A button disabled while focused hands the focus to the page: the next Enter would do nothing.
+    expect(await panel.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+      'tool-run',
+    );
+  });
+
   it('shows resource links as links to the Resources view', async () => {
     await panel.tools.run();
     await panel.tools.resultWith('resource links');

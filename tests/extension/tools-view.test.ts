@@ -102,14 +102,20 @@ describe('ToolsView', () => {
     await flushPromises();
     expect(store.run).toBeFalsy();
     expect(document.activeElement).toBe(raw.element);
-    expect(wrapper.get('[data-testid="tool-run"]').attributes('disabled')).toBeDefined();
+    expect(wrapper.get('[data-testid="tool-run"]').attributes('aria-disabled')).toBe('true');
     expect(wrapper.get('[data-testid="tool-unreadable"]').text()).toBe(
       'The JSON of the parameters cannot be read: fix it first.',
     );
+    // Pressing Run itself does the same: nothing runs, and the box takes the keyboard.
+    (wrapper.get('[data-testid="tool-search"]').element as HTMLElement).focus();
+    await wrapper.get('[data-testid="tool-run"]').trigger('click');
+    await flushPromises();
+    expect(store.run).toBeFalsy();
+    expect(document.activeElement).toBe(raw.element);
     expect(wrapper.get('[data-testid="saved-save"]').attributes('disabled')).toBeDefined();
     await raw.setValue('{"text": "typed"}');
     expect(wrapper.find('[data-testid="tool-unreadable"]').exists()).toBe(false);
-    expect(wrapper.get('[data-testid="tool-run"]').attributes('disabled')).toBeUndefined();
+    expect(wrapper.get('[data-testid="tool-run"]').attributes('aria-disabled')).toBeUndefined();
   });
 
   it('selects a tool with Enter and ignores clicks between the rows', async () => {

@@ -54,7 +54,10 @@ export class PromptsView {
   }
 
   async getEnabled(): Promise<boolean> {
-    return this.page.$eval(byTestId('prompt-get'), (el) => !(el as HTMLButtonElement).disabled);
+    return this.page.$eval(
+      byTestId('prompt-get'),
+      (el) => !(el as HTMLButtonElement).disabled && el.getAttribute('aria-disabled') !== 'true',
+    );
   }
 
   /** Waits until Get prompt may be pressed (every required argument filled). */
