@@ -61,7 +61,13 @@ describe('the Logs view opened on a log of large messages', USER_FLOW, () => {
     expect(detail).toContain('"bytes": 2000000');
     await panel.screenshot('log-replay-cut');
 
-    const loaded = await panel.logs.loadWhole(first!);
+    const loaded = await panel.logs.loadWhole(first!, 'keyboard');
+    // The button goes with the message loaded: the keyboard goes to its row, not to the page.
+    expect(
+      await panel.page.evaluate(() =>
+        document.activeElement?.closest('[role="row"]')?.getAttribute('data-index'),
+      ),
+    ).toBe(String(first));
     expect(loaded).toMatch(/Showing the first 50,000 of 2,000,0\d\d characters/);
     expect(loaded).toContain('abcdefghijklmnopqrstuvwxyz0123456789');
     expect(await panel.logs.cutNotes()).toEqual({ [second!]: 'about 1.9 MiB, not loaded' });

@@ -139,12 +139,17 @@ export class LogsView {
   }
 
   /**
-   * Presses "Load the whole message" in the expanded row at `index` and waits until the message is shown
-   * or the load fails; returns the text of the row's detail then.
+   * Presses "Load the whole message" in the expanded row at `index` (clicked, or Enter on it) and waits
+   * until the message is shown or the load fails; returns the text of the row's detail then.
    */
-  async loadWhole(index: number): Promise<string> {
+  async loadWhole(index: number, by: 'mouse' | 'keyboard' = 'mouse'): Promise<string> {
     const row = rowAt(index);
-    await this.page.locator(`${row} ${byTestId('log-load-whole')}`).click();
+    const button = `${row} ${byTestId('log-load-whole')}`;
+    if (by === 'mouse') await this.page.locator(button).click();
+    else {
+      await this.page.focus(button);
+      await this.page.keyboard.press('Enter');
+    }
     await this.page.waitForFunction(
       (sel: string) =>
         document.querySelector(sel) !== null &&
