@@ -13,10 +13,13 @@ export interface Pairing {
 const STORAGE_KEY = 'pairing';
 
 /** Explains a failed pairing check in words a user can act on. */
-export function pairingProblem(error: unknown, url: string): string {
+export function pairingProblem(error: unknown, url: string, token?: string): string {
   if (error instanceof DaemonError) {
     if (error.unreachable)
       return `No daemon answers at ${url}. Start it with \`npx inspector-daemon\` and check the URL.`;
+    if (error.status === 401 && token === '') {
+      return 'Enter the token: the daemon printed it at start, on the line "token: …".';
+    }
     if (error.status === 401) return 'The daemon refused the token. Copy the token it printed at start.';
     if (error.status === 403) return `The daemon refused this page: ${error.message}`;
     return `The daemon answered ${error.status}: ${error.message}`;
@@ -148,7 +151,7 @@ export const useConnectionStore = defineStore('connection', () => {
       await platform.store.set(STORAGE_KEY, pairing.value);
       return true;
     } catch (error) {
-      problem.value = pairingProblem(error, cleanUrl);
+      problem.value = pairingProblem(error, cleanUrl, token.trim());
       return false;
     } finally {
       checking.value = false;

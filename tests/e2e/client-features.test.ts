@@ -60,6 +60,12 @@ describe('client features in the panel', USER_FLOW, () => {
 
   it('offers the roots edited in the Server view to the server', async () => {
     await panel.serverInfo.addRoot();
+    // A root added is empty, not `file:///` (the whole disk), and cannot be saved so.
+    expect(await panel.page.$eval('[data-testid="root-uri-0"]', (el) => (el as HTMLInputElement).value)).toBe(
+      '',
+    );
+    await panel.serverInfo.rootProblem(0, 'a URI is needed');
+    expect(await panel.serverInfo.saveRootsEnabled()).toBe(false);
     await panel.serverInfo.fillRoot(0, 'https://not-a-folder');
     await panel.serverInfo.rootProblem(0, 'use a file:// URI');
     expect(await panel.serverInfo.saveRootsEnabled()).toBe(false);

@@ -30,6 +30,10 @@ describe('pairing problems', () => {
     expect(pairingProblem(new DaemonError(401, { error: 'Unauthorized' }), url)).toBe(
       'The daemon refused the token. Copy the token it printed at start.',
     );
+    // Nothing typed in the token box: the daemon's 401 is not a refusal of anything typed.
+    expect(pairingProblem(new DaemonError(401, { error: 'Unauthorized' }), url, '')).toBe(
+      'Enter the token: the daemon printed it at start, on the line "token: …".',
+    );
     expect(pairingProblem(new DaemonError(403, { error: 'Forbidden Origin "x"' }), url)).toBe(
       'The daemon refused this page: Forbidden Origin "x"',
     );
