@@ -121,6 +121,10 @@ describe('forms generated from JSON Schema in the DevTools panel', USER_FLOW, ()
     await panel.tools.run();
     expect(await panel.elicitation.message()).toBe('A few questions about your order');
     const inDialog = (testid: string) => panel.elicitation.inDialog(testid);
+    // The keyboard starts in the first field, not on the box the fields scroll in.
+    expect(await panel.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+      'field-email',
+    );
 
     expect(
       await panel.page.$$eval(`${inDialog('field-plan')} option`, (options) =>
