@@ -126,6 +126,12 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
   it('gets args-prompt once its required argument is filled and shows the message with its role', async () => {
     await panel.openTab('prompts');
     await panel.prompts.select('args-prompt');
+    // Four prompts fit: the list is as tall as its rows (of fractional heights), with no scroll bar.
+    const [shown, content] = await panel.page.$eval('section[aria-label="Prompts"] .virtual-scroll', (el) => [
+      el.clientHeight,
+      el.scrollHeight,
+    ]);
+    expect(content).toBe(shown);
     expect(await panel.prompts.arguments()).toEqual([
       { name: 'city', required: true },
       { name: 'state', required: false },
