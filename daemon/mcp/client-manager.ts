@@ -55,7 +55,7 @@ export class ClientManager {
       const added: Array<{ record: ServerRecord; replaced: boolean }> = [];
       for (const server of servers) {
         const existing = this.connections.get(server.id);
-        await existing?.retire();
+        await existing?.retire('replaced');
         await this.hooks.onReplaced?.(server.id, server.config);
         // Roots are the inspector's setting for the server, not part of its config: a new config keeps them.
         const record = this.add({ ...server, roots: server.roots ?? existing?.rootList }).record();
@@ -71,7 +71,7 @@ export class ClientManager {
     return this.inTurn(async () => {
       const connection = this.get(id);
       this.connections.delete(id);
-      await connection.retire();
+      await connection.retire('removed');
       await this.hooks.onReplaced?.(id, undefined);
       this.hooks.onRemoved?.(id);
       await this.save();

@@ -217,8 +217,8 @@ export class ServerConnection {
   private probeRun: Promise<boolean> | undefined;
   /** Removed or replaced in the registry: what becomes of it is no longer the server's status. */
   private retired = false;
-  /** Set as `retire` begins: no connection is made any more. */
-  private removed = false;
+  /** Set as `retire` begins (why it ends): no connection is made any more. */
+  private removed: 'removed' | 'replaced' | false = false;
   /** Set before a client closes (or as it does): turns the SDK's bare "Connection closed" into why. */
   private readonly closeReasons = new WeakMap<Client, CloseReason>();
   /**
@@ -312,7 +312,9 @@ export class ServerConnection {
     // Removed or replaced: a call still holding this connection (a list between two pages) must not
     // start the server again, where nothing would ever stop it.
     if (this.removed) {
-      return Promise.reject(new UpstreamError('The server was removed during the call.', 'DISCONNECTED'));
+      return Promise.reject(
+        new UpstreamError(`The server was ${this.removed} during the call.`, 'DISCONNECTED'),
+      );
     }
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
@@ -324,8 +326,8 @@ export class ServerConnection {
    * Closes the connection of a server removed or replaced. Its `disconnected` is told (what waited on it
    * ends), and nothing after: a call still holding it must not speak for the server that took its place.
    */
-  async retire(): Promise<void> {
-    this.removed = true;
+  async retire(why: 'removed' | 'replaced'): Promise<void> {
+    this.removed = why;
     await this.disconnect();
     this.retired = true;
   }
@@ -341,7 +343,7 @@ export class ServerConnection {
     this.toolsMeta = undefined;
     if (client) {
       this.closeReasons.set(client, {
-        message: 'The server was disconnected during the call.',
+        message: `The server was ${this.removed || 'disconnected'} during the call.`,
         code: 'DISCONNECTED',
       });
       this.closing = true;

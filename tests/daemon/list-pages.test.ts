@@ -182,6 +182,7 @@ describe('a list of all pages from a server that never ends it', () => {
     const listed = await listing;
     expect(listed.status).toBe(502);
     expect(listed.body.mcpError).toMatchObject({ code: 'DISCONNECTED' });
+    expect(listed.body.error).toContain('The server was removed during the call.');
     expect(initializes()).toBe(1);
   });
 
