@@ -31,6 +31,31 @@ describe('ResultView', () => {
     expect(item.find('[data-testid="text-json"]').exists()).toBe(true);
   });
 
+  it('shows the first 100 content items of many, and 1,000 more at a time on request', async () => {
+    const blocks = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ type: 'text', text: `block ${i + 1}` }));
+    const wrapper = view({ content: blocks(1_250) });
+    const shown = () => wrapper.findAll('.items > li').length;
+    expect(shown()).toBe(100);
+    const more = () => wrapper.get('[data-testid="result-more-blocks"]').text().replace(/\s+/g, ' ');
+    expect(more()).toMatch(
+      /^1,150 more content items not shown \(Copy JSON has them all\)\. Show 1,000 more$/,
+    );
+    await wrapper.get('[data-testid="result-show-more"]').trigger('click');
+    expect(shown()).toBe(1_100);
+    expect(wrapper.get('[data-testid="result-show-more"]').text()).toBe('Show 150 more');
+    await wrapper.get('[data-testid="result-show-more"]').trigger('click');
+    expect(shown()).toBe(1_250);
+    expect(wrapper.find('[data-testid="result-more-blocks"]').exists()).toBe(false);
+    expect(wrapper.findAll('.items > li').at(-1)?.text()).toContain('block 1250');
+    // A new result starts again at its first 100.
+    await wrapper.setProps({ result: { content: blocks(101) } });
+    expect(shown()).toBe(100);
+    expect(wrapper.get('[data-testid="result-more-blocks"]').text()).toMatch(
+      /^1 more content item not shown/,
+    );
+  });
+
   it('never renders server text as HTML', () => {
     const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
     const wrapper = view({
