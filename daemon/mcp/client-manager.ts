@@ -15,6 +15,23 @@ export interface RegistryHooks {
   onRemoved?: (id: string) => void;
 }
 
+/**
+ * How long a change of the registry waits for a removed or replaced server's connection to close before
+ * the next change may go: a server that never answers its close goes on closing on its own.
+ */
+const RETIRE_WAIT_MS = 5000;
+
+/** Waits for `work`, or `ms`, whichever ends first; `work` goes on either way. */
+async function atMost(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([work.catch(() => {}), waited]);
+  clearTimeout(timer);
+}
+
 /** The registered servers and their pooled connections; every change is persisted to the registry file. */
 export class ClientManager {
   private readonly connections = new Map<string, ServerConnection>();
@@ -55,7 +72,7 @@ export class ClientManager {
       const added: Array<{ record: ServerRecord; replaced: boolean }> = [];
       for (const server of servers) {
         const existing = this.connections.get(server.id);
-        await existing?.retire('replaced');
+        if (existing) await atMost(existing.retire('replaced'), RETIRE_WAIT_MS);
         await this.hooks.onReplaced?.(server.id, server.config);
         // Roots are the inspector's setting for the server, not part of its config: a new config keeps them.
         const record = this.add({ ...server, roots: server.roots ?? existing?.rootList }).record();
@@ -71,19 +88,24 @@ export class ClientManager {
     return this.inTurn(async () => {
       const connection = this.get(id);
       this.connections.delete(id);
-      await connection.retire('removed');
+      await atMost(connection.retire('removed'), RETIRE_WAIT_MS);
       await this.hooks.onReplaced?.(id, undefined);
       this.hooks.onRemoved?.(id);
       await this.save();
     });
   }
 
-  /** Replaces a server's roots, tells it if connected, and persists them. */
-  setRoots(id: string, roots: Root[]): Promise<void> {
-    return this.inTurn(async () => {
-      await this.get(id).setRoots(roots);
+  /**
+   * Replaces a server's roots, persists them, and tells the server if connected. Telling it is waited
+   * for outside the turn: a server that never takes the notification holds up this request only.
+   */
+  async setRoots(id: string, roots: Root[]): Promise<void> {
+    let told: Promise<void> = Promise.resolve();
+    await this.inTurn(async () => {
+      told = this.get(id).setRoots(roots);
       await this.save();
     });
+    await told;
   }
 
   /**

@@ -1,7 +1,10 @@
+import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { StdioServerConfig } from '../../shared/servers.ts';
 import { everythingStdio, startDaemon, type TestDaemon } from './helpers.ts';
 
@@ -397,5 +400,57 @@ describe('importing mcpServers files', () => {
     const missing = await d.api('POST', '/api/mcp/servers/import', { servers: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toContain('mcpServers: is required');
+  });
+});
+
+/**
+ * A Streamable HTTP server (node:http, JSON-RPC by hand) that answers every request but never answers
+ * the POST that carries `notifications/roots/list_changed`.
+ */
+async function deafToRoots(): Promise<{ url: string; held: () => number }> {
+  const waiting: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    void (async () => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown; method?: string };
+      if (message.method === 'notifications/roots/list_changed') return void waiting.push(res);
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const result =
+        message.method === 'initialize'
+          ? { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'deaf', version: '1' } }
+          : {};
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    })();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  onTestFinished(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    held: () => waiting.length,
+  };
+}
+
+describe('changes to the registry while a server does not answer', () => {
+  it('add and remove other servers while a server has not taken its new roots', async () => {
+    const d = await daemon();
+    const deaf = await deafToRoots();
+    const put = (id: string, config: object) => d.api('PUT', `/api/mcp/servers/${id}`, { config });
+    expect((await put('deaf', { transport: 'http', url: deaf.url, era: 'legacy' })).status).toBe(201);
+    expect((await d.api('POST', '/api/mcp/servers/deaf/connect')).status).toBe(200);
+    const roots = d.api('PUT', '/api/mcp/servers/deaf/roots', { roots: [{ uri: 'file:///tmp' }] });
+    await vi.waitFor(() => expect(deaf.held()).toBe(1), { timeout: 10_000, interval: 20 });
+
+    // The roots are kept at once, and nothing else waits for the server to take the notification.
+    expect((await d.api('GET', '/api/mcp/servers/deaf')).body.roots).toEqual([{ uri: 'file:///tmp' }]);
+    expect((await put('other', everythingStdio())).status).toBe(201);
+    expect((await d.api('DELETE', '/api/mcp/servers/other')).status).toBe(200);
+    void roots.catch(() => {});
   });
 });
