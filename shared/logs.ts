@@ -7,7 +7,7 @@
  * whole while the daemon (this run of it) keeps it.
  */
 export interface LogEntryCut {
-  /** About how many bytes the message is. */
+  /** How many bytes the entry is as JSON in UTF-8, whole. */
   weight: number;
   /** The daemon run that numbered the entry (`?bootId=` of that request). */
   bootId: string;

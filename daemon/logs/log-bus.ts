@@ -206,7 +206,7 @@ export class LogBus {
   private readonly owed: (Redactor | undefined)[];
   /** The weight (about its bytes) of the entry in the same slot of `ring`. */
   private readonly weights: Float64Array;
-  /** The entry in the same slot as a replay sends it cut (redacted), when it weighs over `replayLimits.small`. */
+  /** The entry in the same slot as a replay sends it cut (redacted), when its JSON is over `replayLimits.small` bytes. */
   private readonly cuts: (RpcLogEntry | undefined)[];
   /** The weights of the entries held, summed. */
   private held = 0;
@@ -260,7 +260,6 @@ export class LogBus {
     if (this.seqs[slot] !== 0) this.held -= this.weights[slot] ?? 0;
     this.hold(slot, entry);
     this.owed[slot] = redact;
-    if (weight > this.replayLimits.small) this.cuts[slot] = cutOf(entry, weight, this.bootId, redact);
     this.weights[slot] = weight;
     this.seqs[slot] = entry.seq;
     this.held += weight;
@@ -298,6 +297,11 @@ export class LogBus {
       this.offsets[slot] = placed.offset;
       this.lengths[slot] = placed.length;
       this.ring[slot] = undefined;
+      // Its size as a replay would send it, in bytes: a string of control characters or of CJK weighs a
+      // third to a sixth of what it takes as JSON in UTF-8.
+      if (placed.length > this.replayLimits.small && this.cuts[slot] === undefined) {
+        this.cuts[slot] = cutOf(entry, placed.length, this.bootId, this.owed[slot]);
+      }
     }
   }
 
@@ -394,15 +398,20 @@ export class LogBus {
 
   /** The slots of the entries after `seq`, oldest first, and which a replay sends cut. */
   private replaySlots(seq: number): Array<{ slot: number; cut: boolean }> {
+    // Entries of this turn are measured (and cut) as they are put in the arena: now, for this replay.
+    if (this.packing) {
+      clearImmediate(this.packing);
+      this.pack();
+    }
     const { small, large, total } = this.replayLimits;
     const first = Math.max(seq + 1, this.oldest);
     const cut = new Set<number>();
     let budget = total;
     for (let s = this.nextSeq - 1; s >= first; s--) {
       const slot = s % this.capacity;
-      const weight = this.weights[slot] as number;
-      if (this.seqs[slot] !== s || weight <= small) continue;
-      if (weight <= large && weight <= budget) budget -= weight;
+      const bytes = this.lengths[slot] as number;
+      if (this.seqs[slot] !== s || bytes <= small) continue;
+      if (bytes <= large && bytes <= budget) budget -= bytes;
       else cut.add(s);
     }
     const slots: Array<{ slot: number; cut: boolean }> = [];

@@ -455,6 +455,19 @@ describe('log bus replay for a page that opens', () => {
     expect(asJson[2]?.cut).toBeDefined();
   });
 
+  it('measures an entry as the bytes of its JSON: escaped control characters and CJK weigh more', () => {
+    const bus = new LogBus(100, 1_000_000, limits);
+    bus.publish(response(1, '\u0001'.repeat(5_000)));
+    bus.publish(response(2, '語'.repeat(2_000)));
+    bus.publish(response(3, 'a'.repeat(5_000)));
+    const [escaped, cjk, plain] = bus.replayLast(3);
+    // 5,000 characters each, or 2,000: as JSON in UTF-8, 30,000 and 6,000 bytes, past `large` or within it.
+    expect(escaped?.cut?.weight).toBeGreaterThan(30_000);
+    expect(cjk?.cut).toBeUndefined();
+    expect(plain?.cut).toBeUndefined();
+    expect(bus.replayLast(2)[0]?.cut).toBeUndefined();
+  });
+
   it('has no entry it no longer holds, or never held', () => {
     const bus = new LogBus(3, 1_000_000, limits);
     publishLines(bus, 5);
