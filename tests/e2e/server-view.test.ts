@@ -148,7 +148,7 @@ describe('the Server view of each era', USER_FLOW, () => {
       .fill('{"mcpServers": {"legacy": {"command": "node"}, "fresh": {"command": "node"}}}');
     await page.locator(save).click();
     expect(await problems()).toBe(
-      '"legacy" is already a server: Replace swaps its settings and roots for these, or choose another id.',
+      '"legacy" is already a server: Replace swaps its settings for these (its roots stay), or choose another id.',
     );
     expect(await page.$eval(save, (el) => el.textContent?.trim())).toBe('Replace');
     expect((await daemon!.api('GET', '/api/mcp/servers/legacy')).body.config).toEqual(before);
@@ -158,6 +158,7 @@ describe('the Server view of each era', USER_FLOW, () => {
     // Typed again, the JSON is asked about again; unchanged, Replace goes ahead.
     await page.locator(byTestId('editor-json')).fill('{"mcpServers": {"legacy": {"command": "node"}}}');
     expect(await page.$eval(save, (el) => el.textContent?.trim())).toBe('Import');
+    expect(await page.$(byTestId('editor-problems'))).toBeNull();
     await page.locator(save).click();
     await waitForText(page, save, 'Replace', true);
     await page.locator(save).click();
