@@ -119,6 +119,28 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     expect(await popup.runState()).toBe('completed');
   });
 
+  it('moves on from the tool box with Tab, past its open list', async () => {
+    const { page } = popup;
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+    await page.focus(byTestId('popup-tool'));
+    await page.waitForSelector(byTestId('popup-tool-options'));
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('mode-form');
+  });
+
+  it('gives the keyboard back to Run once a call it cancelled has ended', async () => {
+    const { page } = popup;
+    await popup.selectTool('trigger-long-running-operation');
+    await popup.fill('duration', '30');
+    await page.focus(byTestId('popup-run'));
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(byTestId('run-cancel'));
+    await page.focus(byTestId('run-cancel'));
+    await page.keyboard.press('Enter');
+    await waitForText(page, byTestId('run-status'), 'Cancelled');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('popup-run');
+  });
+
   it('opens the full inspector in a new tab', async () => {
     const page = await popup.openFullInspector();
     expect(page.url()).toBe(ext.pageUrl('devtools-panel.html'));

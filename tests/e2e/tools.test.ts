@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
+import { waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
@@ -54,6 +55,21 @@ describe('tool titles, hints and rich results in the panel', USER_FLOW, () => {
     expect(await panel.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
       'tool-run',
     );
+  });
+
+  it('gives the keyboard back to Run once a call it cancelled has ended', async () => {
+    const { page } = panel;
+    await panel.tools.select('trigger-long-running-operation');
+    await panel.tools.fill('duration', '30');
+    await page.focus('[data-testid="tool-run"]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-testid="run-cancel"]');
+    await page.focus('[data-testid="run-cancel"]');
+    await page.keyboard.press('Enter');
+    await waitForText(page, '[data-testid="run-status"]', 'Cancelled');
+    // The Cancel pressed went with the call: the keyboard is on Run again, not on the page.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('tool-run');
+    await panel.tools.select('get-resource-links');
   });
 
   it('shows resource links as links to the Resources view', async () => {
