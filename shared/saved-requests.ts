@@ -1,6 +1,7 @@
 /** Saved tool requests: their shape, the export file format and its validation (DESIGN "Front end"). */
 import type { JsonObject } from './api.ts';
 import { parseExpectations, type Expectation } from './expectations.ts';
+import { exceedsDepth, MAX_BODY_DEPTH } from './json-depth.ts';
 
 export type { Expectation } from './expectations.ts';
 
@@ -57,6 +58,13 @@ function parseEntry(entry: unknown, path: string, now: string): SavedRequest | s
   // A tool without arguments may be saved without parameters; anything else must be an object.
   if (parameters !== undefined && !isObject(parameters))
     problems.push(`${path}.parameters: must be an object`);
+  // Sent as the parameters of a call, within the daemon's limit for a body (which nests them one level
+  // down); deeper, they would also overflow the stack of every walk that compares or copies them.
+  else if (parameters !== undefined && exceedsDepth(parameters, MAX_BODY_DEPTH - 1)) {
+    problems.push(
+      `${path}.parameters: nested more than ${MAX_BODY_DEPTH - 1} levels deep, more than a call may send`,
+    );
+  }
   if (description !== undefined && typeof description !== 'string') {
     problems.push(`${path}.description: must be a string`);
   }

@@ -16,7 +16,7 @@ const STORAGE_KEY = 'pairing';
 export function pairingProblem(error: unknown, url: string, token?: string): string {
   if (error instanceof DaemonError) {
     if (error.unreachable)
-      return `No daemon answers at ${url}. Start it with \`npx inspector-daemon\` and check the URL.`;
+      return `No daemon answers at ${url}. Start it (npx inspector-daemon) and check the URL.`;
     if (error.status === 401 && token === '') {
       return 'Enter the token: the daemon printed it at start, on the line "token: …".';
     }

@@ -25,7 +25,7 @@ describe('pairing problems', () => {
   it('says what to do for a daemon that is down, a wrong token and a refused page', () => {
     const url = 'http://127.0.0.1:6274';
     expect(pairingProblem(new DaemonError(0, { error: 'x' }), url)).toBe(
-      'No daemon answers at http://127.0.0.1:6274. Start it with `npx inspector-daemon` and check the URL.',
+      'No daemon answers at http://127.0.0.1:6274. Start it (npx inspector-daemon) and check the URL.',
     );
     expect(pairingProblem(new DaemonError(401, { error: 'Unauthorized' }), url)).toBe(
       'The daemon refused the token. Copy the token it printed at start.',

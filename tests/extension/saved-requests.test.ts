@@ -315,6 +315,23 @@ describe.each(backends)('saved requests store over %s', (_name, makeStore, readR
     expect(store.requests[0]?.favorite).toBe(false);
   });
 
+  it('refuses an entry whose parameters nest deeper than a call may send, and imports the others', async () => {
+    const store = await restart(kv);
+    const deep = (levels: number) => {
+      let value: Record<string, unknown> = {};
+      for (let i = 0; i < levels; i++) value = { a: value };
+      return value;
+    };
+    // As a file carries it: JSON.parse takes 5,000 levels, where a recursive walk of them overflows.
+    const text = `[{"title":"Deep","toolName":"echo","parameters":${'{"a":'.repeat(5000)}{}${'}'.repeat(5000)}},${JSON.stringify({ title: 'Edge', toolName: 'echo', parameters: deep(254) })}]`;
+    expect(await store.importJson(text)).toEqual({
+      imported: 1,
+      skipped: 0,
+      problems: ['[0].parameters: nested more than 255 levels deep, more than a call may send'],
+    });
+    expect((await restart(kv)).requests.map((r) => r.title)).toEqual(['Edge']);
+  });
+
   it('reports an import that is not JSON, and imports the valid part of a mixed file', async () => {
     const store = await restart(kv);
     const notJson = await store.importJson('{ nope');
