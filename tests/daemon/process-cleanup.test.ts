@@ -147,7 +147,9 @@ describe('a server replaced by requests that come at once', () => {
     const marker = `raced-${process.pid}-${Date.now()}`;
     const base = fixtureStdio('tools-server.ts');
     const put = (tag: string) =>
-      d.api('PUT', '/api/mcp/servers/raced', { config: { ...base, args: [...base.args, marker, tag] } });
+      d.api('PUT', '/api/mcp/servers/raced', {
+        config: { ...base, args: [...(base.args ?? []), marker, tag] },
+      });
     for (let round = 0; round < 6; round++) {
       const [a, b, , c] = await Promise.all([
         put('a'),
