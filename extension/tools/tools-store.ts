@@ -191,7 +191,8 @@ export const useToolsStore = defineStore('tools', () => {
     const tool = index === null ? undefined : tools.value[index];
     const key = formKey(name, index);
     if (parameters) {
-      values.value[key] = { ...initialValue(tool?.inputSchema), ...parameters };
+      // As saved: a default the form would give a field the request leaves out is not sent with it.
+      values.value[key] = { ...parameters };
       if (runs.value[name] && !isActive(runs.value[name])) delete runs.value[name];
     } else values.value[key] ??= initialValue(tool?.inputSchema);
   }

@@ -141,6 +141,47 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('popup-run');
   });
 
+  it('says where a saved request no longer fits its tool, and sends it as saved', async () => {
+    // Saved for echo when its argument had another name.
+    await popup.page.evaluate(async () => {
+      const when = '2026-01-01T00:00:00.000Z';
+      const { chrome } = globalThis as unknown as {
+        chrome: { storage: { local: { set(items: Record<string, unknown>): Promise<void> } } };
+      };
+      await chrome.storage.local.set({
+        'savedRequests:everything': [
+          {
+            id: 'renamed-argument',
+            title: 'Old echo',
+            description: '',
+            toolName: 'echo',
+            parameters: { text: 'hello' },
+            favorite: false,
+            createdAt: when,
+            updatedAt: when,
+          },
+        ],
+      });
+    });
+    await popup.close();
+    popup = await PopupPage.open(ext.browser, ext.pageUrl('popup.html'));
+    const { page } = popup;
+    await page.waitForSelector(byTestId('popup-saved'));
+    await page.select(byTestId('popup-saved'), 'renamed-argument');
+    const misfits = await page.$$eval(`${byTestId('saved-misfits')} li`, (items) =>
+      items.map((item) => item.textContent?.trim()),
+    );
+    expect(misfits).toEqual(['message: Required', 'text: not in the inputSchema (sent as saved)']);
+    await page.locator(byTestId('mode-json')).click();
+    expect(
+      JSON.parse(await page.$eval(byTestId('raw-json'), (el) => (el as HTMLTextAreaElement).value)),
+    ).toEqual({
+      text: 'hello',
+    });
+    await popup.screenshot('popup-saved-misfits');
+    await page.locator(byTestId('mode-form')).click();
+  });
+
   it('opens the full inspector in a new tab', async () => {
     const page = await popup.openFullInspector();
     expect(page.url()).toBe(ext.pageUrl('devtools-panel.html'));

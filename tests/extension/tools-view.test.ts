@@ -84,10 +84,19 @@ describe('ToolsView', () => {
     saved.vm.$emit('load', { toolName: 'changed', parameters: { x: 'hello', old: 'legacy' } });
     await flushPromises();
     const note = wrapper.get('[data-testid="saved-misfits"]');
+    // Loaded as saved: the form's default for y is not slipped in, so y is named as missing.
     expect(note.findAll('li').map((li) => li.text())).toEqual([
       'x: Must be a number',
+      'y: Required',
       'old: not in the inputSchema (sent as saved)',
     ]);
+    await wrapper.get('[data-testid="mode-json"]').trigger('click');
+    expect(
+      JSON.parse((wrapper.get('[data-testid="raw-json"]').element as HTMLTextAreaElement).value),
+    ).toEqual({
+      x: 'hello',
+      old: 'legacy',
+    });
     await wrapper.get('[data-testid="tool-echo"]').trigger('click');
     expect(wrapper.find('[data-testid="saved-misfits"]').exists()).toBe(false);
   });
