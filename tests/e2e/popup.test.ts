@@ -141,6 +141,22 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('popup-run');
   });
 
+  it('says a call started before it opened is running in the daemon, and cancels it', async () => {
+    await popup.selectTool('trigger-long-running-operation');
+    await popup.fill('duration', '30');
+    await popup.run();
+    await popup.page.waitForSelector(byTestId('run-cancel'));
+    await popup.close();
+
+    popup = await PopupPage.open(ext.browser, ext.pageUrl('popup.html'));
+    const note = await waitForText(popup.page, byTestId('popup-elsewhere'), 'is running in the daemon');
+    expect(note).toContain('“trigger-long-running-operation” on everything is running in the daemon');
+    await popup.screenshot('popup-elsewhere');
+    await popup.page.locator(byTestId('popup-elsewhere-cancel')).click();
+    await popup.page.waitForSelector(byTestId('popup-elsewhere'), { hidden: true });
+    expect((await daemon.api('GET', '/api/mcp/tools/active')).body.activeExecution).toBeNull();
+  });
+
   it('says where a saved request no longer fits its tool, and sends it as saved', async () => {
     // Saved for echo when its argument had another name.
     await popup.page.evaluate(async () => {
