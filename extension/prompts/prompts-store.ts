@@ -3,6 +3,7 @@ import { computed, ref } from 'vue';
 import type { JsonObject, PromptGetRequest } from '../../shared/api';
 import type { Prompt, PromptArgument } from '../../shared/mcp';
 import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
+import { coalesced } from '../app/coalesce';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
@@ -84,9 +85,11 @@ export const usePromptsStore = defineStore('prompts', () => {
   );
   const run = computed(() => (selectedName.value ? (runs.value[selectedName.value] ?? null) : null));
 
+  // A flood of list_changed costs the listing under way and one more (coalesce.ts).
+  const reloadList = coalesced((id) => load(id));
   useLiveStore().on('notification', (message) => {
     if (message.method === 'notifications/prompts/list_changed' && message.serverId === serverId.value) {
-      void load(message.serverId);
+      reloadList(message.serverId);
     }
   });
 

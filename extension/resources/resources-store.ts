@@ -3,6 +3,7 @@ import { computed, ref } from 'vue';
 import type { JsonObject } from '../../shared/api';
 import type { Resource, ResourceTemplate } from '../../shared/mcp';
 import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
+import { coalesced } from '../app/coalesce';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
@@ -98,14 +99,17 @@ export const useResourcesStore = defineStore('resources', () => {
   const current = computed(() => (selectedUri.value ? (reads.value[selectedUri.value] ?? null) : null));
 
   const live = useLiveStore();
+  // A flood of notifications costs a list or a read under way and one more, not one each (coalesce.ts).
+  const reloadList = coalesced((id) => load(id));
+  const readAgain = coalesced((uri) => fetchRead(uri));
   live.on('notification', (message) => {
     if (message.serverId !== serverId.value) return;
-    if (message.method === 'notifications/resources/list_changed') void load(message.serverId);
+    if (message.method === 'notifications/resources/list_changed') reloadList(message.serverId);
     const uri = message.params?.uri;
     if (message.method === 'notifications/resources/updated' && typeof uri === 'string') {
       if (!subscribed.value.has(uri)) return;
       updates.value[uri] = { count: (updates.value[uri]?.count ?? 0) + 1, lastAt: Date.now() };
-      void fetchRead(uri);
+      readAgain(uri);
     }
   });
   // A server that stops or fails has forgotten its subscriptions.

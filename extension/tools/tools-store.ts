@@ -5,6 +5,7 @@ import type { Tool } from '../../shared/mcp';
 import { initialValue, parametersFromValue } from '../forms/forms';
 import { isActive, newRun, type Run, ToolRunner } from './tool-run';
 import { useTasksStore } from './tasks-store';
+import { coalesced } from '../app/coalesce';
 import { useLiveStore } from '../app/live-store';
 import { requireClient } from '../servers/servers-store';
 import { listProblemOf } from '../ui/list-problem';
@@ -97,9 +98,11 @@ export const useToolsStore = defineStore('tools', () => {
   });
   // A server removed (here or elsewhere) takes what was kept of it along: one added again under its id starts afresh.
   live.on('server-removed', (message) => parked.delete(message.serverId));
+  // A flood of list_changed costs the listing under way and one more (coalesce.ts).
+  const reloadList = coalesced((id) => load(id));
   live.on('notification', (message) => {
     if (message.method === 'notifications/tools/list_changed' && message.serverId === serverId.value) {
-      void load(message.serverId);
+      reloadList(message.serverId);
     }
     if (message.method === 'notifications/elicitation/complete') {
       markElicitationComplete(message.serverId, message.params?.elicitationId);
