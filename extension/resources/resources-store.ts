@@ -274,10 +274,17 @@ export const useResourcesStore = defineStore('resources', () => {
     if (index >= 0) selectTemplateAt(index, template.name);
   }
 
+  /** What is typed in a template's form: own keys only (a template may be named `__proto__`). */
+  function templateValuesOf(name: string): Record<string, string> {
+    return Object.hasOwn(templateValues.value, name) ? (templateValues.value[name] ?? {}) : {};
+  }
+
   function selectTemplateAt(index: number | null, name: string): void {
     selectedTemplate.value = name;
     selectedTemplateIndex.value = index;
-    templateValues.value[name] ??= {};
+    // A new object with its own key: `templateValues.value[name] = …` would set the prototype for `__proto__`.
+    if (!Object.hasOwn(templateValues.value, name))
+      templateValues.value = { ...templateValues.value, [name]: {} };
     selectedUri.value = null;
   }
 
@@ -320,6 +327,7 @@ export const useResourcesStore = defineStore('resources', () => {
     repeatedUris,
     repeatedTemplates,
     templateValues,
+    templateValuesOf,
     uriInput,
     reads,
     current,

@@ -239,6 +239,26 @@ describe('a large result _meta', () => {
 describe('ResourceTemplateForm', () => {
   const template = { name: 'file', uriTemplate: 'demo://files/{id}{?format}' };
 
+  it('starts variables named like Object members empty, and expands what is typed in them', async () => {
+    const wrapper = mount(ResourceTemplateForm, {
+      props: {
+        template: { name: 'odd', uriTemplate: 'tpl://{a}/{__proto__}/{constructor}' },
+        modelValue: {},
+        'onUpdate:modelValue': (value: Record<string, string>) => wrapper.setProps({ modelValue: value }),
+      },
+    });
+    const field = (name: string) => wrapper.get(`[data-testid="template-var-${name}"]`);
+    expect(
+      ['a', '__proto__', 'constructor'].map((name) => (field(name).element as HTMLInputElement).value),
+    ).toEqual(['', '', '']);
+    expect(wrapper.get('[data-testid="template-empty"]').text()).toContain('a, __proto__, constructor');
+    await field('__proto__').setValue('P');
+    await field('constructor').setValue('C');
+    await field('a').setValue('A');
+    expect(wrapper.get('[data-testid="template-preview"]').text()).toBe('tpl://A/P/C');
+    expect(wrapper.find('[data-testid="template-empty"]').exists()).toBe(false);
+  });
+
   it('has an input per variable and previews the expanded URI', async () => {
     const wrapper = mount(ResourceTemplateForm, {
       props: {
