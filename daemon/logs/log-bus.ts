@@ -144,31 +144,29 @@ const CUT_LINE_CHARS = 2000;
 
 /**
  * An entry as a replay sends it when it is too big to send whole: its message's envelope, or the start
- * of a line, and `cut` saying about how big it is (`LogBus.entry` has it whole). Redacted before it is
- * cut, so a secret across the cut is still masked.
+ * of a line, and `cut` saying how many bytes its JSON is (`LogBus.entry` has it whole). Redacted before it
+ * is cut, so a secret across the cut is still masked.
  */
-function cutOf(
-  entry: RpcLogEntry,
-  weight: number,
-  bootId: string,
-  redact: Redactor | undefined,
-): RpcLogEntry {
+function cutOf(entry: RpcLogEntry, bytes: number, bootId: string, redact: Redactor | undefined): RpcLogEntry {
   const short = (
     typeof entry.message === 'string' ? entry : { ...entry, message: envelopeOf(entry.message) }
   ) as RpcLogEntry;
   const safe = redact ? redact(short) : short;
   const message =
     typeof safe.message === 'string' ? safe.message.slice(0, CUT_LINE_CHARS) : clipped(safe.message);
-  return { ...safe, message, cut: { weight, bootId } } as RpcLogEntry;
+  return { ...safe, message, cut: { weight: bytes, bootId } } as RpcLogEntry;
 }
 
-/** What a replay sends whole (`LogBus.replay`); the rest it sends cut, to be fetched one at a time. */
+/**
+ * What a replay sends whole (`LogBus.replaySince`), by the bytes of an entry's JSON; the rest it sends
+ * cut, to be fetched one at a time.
+ */
 export interface ReplayLimits {
-  /** An entry up to this weight is always sent whole. */
+  /** An entry of up to this many bytes is always sent whole. */
   small: number;
-  /** An entry over this weight never is. */
+  /** An entry of more never is. */
   large: number;
-  /** The entries between the two are sent whole, newest first, while their weights sum to at most this. */
+  /** The entries between the two are sent whole, newest first, while their bytes sum to at most this. */
   total: number;
 }
 
