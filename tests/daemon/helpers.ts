@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
@@ -215,4 +215,18 @@ export function rawRequest(
       setTimeout(() => (i === body.length - 1 ? req.end(part) : req.write(part)), 50 * (i + 1)),
     );
   });
+}
+
+/** Child processes of this test process (the daemon runs in-process) whose command line has `marker`. */
+export function childPids(marker: string): number[] {
+  let out: string;
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    return []; // ps exits 1 when there is no child at all
+  }
+  return out
+    .split('\n')
+    .filter((line) => line.includes(marker))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }

@@ -222,13 +222,7 @@ describe('log timestamps', () => {
 });
 
 describe('log bus byte budget', () => {
-  const response = (id: number, text: string): Omit<RpcMessageEntry, 'seq'> => ({
-    type: 'rpc',
-    serverId: 's',
-    direction: 'receive',
-    timestamp: new Date(0).toISOString(),
-    message: { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } },
-  });
+  const response = toolResult;
   const textOf = (entry: RpcLogEntry | undefined): unknown =>
     (entry?.message as { result?: { content?: [{ text?: string }] } }).result?.content?.[0]?.text;
 
@@ -302,13 +296,7 @@ describe('log bus byte budget', () => {
 
 describe('log bus replay for a page that opens', () => {
   const limits = { small: 1000, large: 10_000, total: 15_000 };
-  const response = (id: number, text: string): Omit<RpcMessageEntry, 'seq'> => ({
-    type: 'rpc',
-    serverId: 's',
-    direction: 'receive',
-    timestamp: new Date(0).toISOString(),
-    message: { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } },
-  });
+  const response = toolResult;
 
   it('sends the newest big entries whole within its budget and the others cut, each whole on request', () => {
     const bus = new LogBus(100, 1_000_000, limits);

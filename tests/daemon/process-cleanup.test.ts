@@ -1,10 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { StdioServerConfig } from '../../shared/servers.ts';
 import {
+  childPids,
   DAEMON_COMMAND,
   fixtureStdio,
   isAlive,
@@ -126,20 +127,6 @@ describe('the command line on SIGTERM', () => {
   });
 });
 
-/** Child processes of this test process (the daemon runs in-process) whose command line holds `marker`. */
-function markedPids(marker: string): number[] {
-  let out: string;
-  try {
-    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  } catch {
-    return []; // ps exits 1 when there is no child at all
-  }
-  return out
-    .split('\n')
-    .filter((line) => line.includes(marker))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
-
 describe('a server replaced by requests that come at once', () => {
   it('answers each PUT with its own record, and leaves no process once the server is deleted', async () => {
     const d = await startDaemon();
@@ -159,9 +146,9 @@ describe('a server replaced by requests that come at once', () => {
       ]);
       expect([a, b, c].map((answer) => answer.status).sort()).toEqual([200, 200, 201]);
       expect([a, b, c].map((answer) => answer.body.config.args.at(-1))).toEqual(['a', 'b', 'c']);
-      reap(markedPids(marker));
+      reap(childPids(marker));
       expect((await d.api('DELETE', '/api/mcp/servers/raced')).status).toBe(200);
-      await vi.waitFor(() => expect(markedPids(marker)).toEqual([]), GONE);
+      await vi.waitFor(() => expect(childPids(marker)).toEqual([]), GONE);
     }
   });
 });

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { DaemonOptions } from '../../daemon/options.ts';
 import type { RpcLogEntry, RpcStderrEntry } from '../../shared/logs.ts';
 import { sizedText } from '../fixtures/sized-text.ts';
-import { fixtureStdio, isAlive, startDaemon, type TestDaemon } from './helpers.ts';
+import { childPids, fixtureStdio, isAlive, startDaemon, type TestDaemon } from './helpers.ts';
 
 const MiB = 1024 * 1024;
 const FIXTURE = 'output-server.ts';
@@ -21,20 +20,6 @@ const call = (d: TestDaemon, toolName: string, parameters: Record<string, unknow
 
 const textOf = (result: { content?: Array<{ text?: string }> }): string =>
   (result.content ?? []).map((c) => c.text ?? '').join('');
-
-/** Child processes of this test process (the daemon runs in-process) running the fixture. */
-function fixturePids(): number[] {
-  let out: string;
-  try {
-    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  } catch {
-    return []; // ps exits 1 when there is no child at all
-  }
-  return out
-    .split('\n')
-    .filter((line) => line.includes(FIXTURE))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 /** The log stream's entries for `output`, replayed and then live, until `done` holds for them. */
 async function readLog(
@@ -78,7 +63,7 @@ describe('large messages from a STDIO server', () => {
     const d = await daemonWithOutputServer({ maxMessageBytes: MiB });
     const underLimit = await call(d, 'sized-result', { bytes: MiB / 2 });
     expect(underLimit.status).toBe(200);
-    const [pid] = fixturePids();
+    const [pid] = childPids(FIXTURE);
     expect(pid).toBeDefined();
 
     const tooLarge = await call(d, 'sized-result', { bytes: 3 * MiB });

@@ -1,7 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ServerConfig } from '../../shared/servers.ts';
 import {
+  childPids,
   EVERYTHING,
   everythingStdio,
   freePort,
@@ -131,20 +132,6 @@ describe.each(TRANSPORTS)('server-everything over $name', ({ start }) => {
     expect((await d.api('GET', '/api/mcp/servers/lazy')).body.status).toBe('connected');
   });
 });
-
-/** Child processes of this test process (the daemon runs in-process) whose command line has `marker`. */
-function childPids(marker: string): number[] {
-  let out: string;
-  try {
-    out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-  } catch {
-    return []; // ps exits 1 when there is no child at all
-  }
-  return out
-    .split('\n')
-    .filter((line) => line.includes(marker))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
 
 describe('a STDIO server killed from outside', () => {
   it('goes to error with the signal in lastError, and the next call starts it again', async () => {
