@@ -14,15 +14,11 @@ import type { UserTokenValidator } from '../security/user-tokens.ts';
 import { corkForTick } from '../http/cork-for-tick.ts';
 import { malformedTargetMessage, requestTarget } from '../http/request-target.ts';
 import { refuseOnSocket } from '../http/socket-answers.ts';
-import { liveEventFrame, liveFrame } from '../logs/serialise.ts';
+import { liveEventFrame, liveFrame, rpcFrame } from '../logs/serialise.ts';
 import { VERSION } from '../version.ts';
 import type { LiveEvents } from './live-events.ts';
 
 export const LIVE_PATH = '/api/mcp/ws';
-
-/** A replayed entry's JSON goes between these: the frame `liveFrame` makes of it. */
-const RPC_FRAME_START = Buffer.from('{"type":"rpc","entry":');
-const RPC_FRAME_END = Buffer.from('}');
 
 export interface LiveChannelOptions {
   bus: LogBus;
@@ -189,8 +185,7 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
         : Number.isInteger(replay) && replay > 0
           ? options.bus.replayJsonLast(replay)
           : [];
-    for (const json of backlog)
-      ws.send(Buffer.concat([RPC_FRAME_START, json, RPC_FRAME_END]), { binary: false });
+    for (const json of backlog) ws.send(rpcFrame(json), { binary: false });
 
     // Each message's bytes are made once for all clients.
     const unsubscribeLog = options.bus.subscribe((entry) => send(liveFrame(entry)));

@@ -158,7 +158,7 @@ function cutOf(entry: RpcLogEntry, bytes: number, bootId: string, redact: Redact
 }
 
 /**
- * What a replay sends whole (`LogBus.replaySince`), by the bytes of an entry's JSON; the rest it sends
+ * What a replay sends whole (`LogBus.replayJsonSince`), by the bytes of an entry's JSON; the rest it sends
  * cut, to be fetched one at a time.
  */
 export interface ReplayLimits {
@@ -359,24 +359,11 @@ export class LogBus {
   }
 
   /**
-   * As `since`, for a client that shows the log (the live channel): entries too big to send whole within
-   * `replayLimits` come cut (`cutOf`), and the client fetches one whole with `entry` when asked to. The
-   * newest are the likeliest to be looked at, so the budget goes to them first.
-   */
-  replaySince(seq: number): RpcLogEntry[] {
-    return this.replaySlots(seq).map(({ slot, cut }) =>
-      cut ? (this.cuts[slot] as RpcLogEntry) : this.readAt(slot),
-    );
-  }
-
-  /** As `replaySince`, the last `count`. */
-  replayLast(count: number): RpcLogEntry[] {
-    return this.replaySince(this.lastAfter(count));
-  }
-
-  /**
-   * What `replaySince` answers, each entry as its JSON. An entry kept as text and owing no redaction is
-   * that text as it is, never parsed and written again: many pages opening at once cost a copy each.
+   * As `since`, each entry as its JSON, for a client that shows the log (the live channel): entries too
+   * big to send whole within `replayLimits` come cut (`cutOf`), and the client fetches one whole with
+   * `entry` when asked to. The newest are the likeliest to be looked at, so the budget goes to them
+   * first. An entry kept as text and owing no redaction is that text as it is, never parsed and written
+   * again: many pages opening at once cost a copy each.
    */
   replayJsonSince(seq: number): Buffer[] {
     return this.replaySlots(seq).map(({ slot, cut }) => {

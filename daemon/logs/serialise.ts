@@ -5,6 +5,12 @@ const UNSERIALISABLE = {
   _inspector: { truncated: true, reason: 'This message could not be serialised; it is not shown.' },
 };
 
+/** A live-channel `rpc` message is an entry's JSON between these. */
+const RPC_OPEN = '{"type":"rpc","entry":';
+const RPC_CLOSE = '}';
+const RPC_OPEN_BYTES = Buffer.from(RPC_OPEN);
+const RPC_CLOSE_BYTES = Buffer.from(RPC_CLOSE);
+
 /**
  * JSON for the log stream and the live channel. Messages are bounded in depth when they enter the
  * daemon, so this never fails in practice; if it ever does, the entry goes out with a placeholder
@@ -22,7 +28,7 @@ export function stringifyLive(message: LiveMessage): string {
   try {
     return JSON.stringify(message);
   } catch {
-    if (message.type === 'rpc') return `{"type":"rpc","entry":${stringifyEntry(message.entry)}}`;
+    if (message.type === 'rpc') return RPC_OPEN + stringifyEntry(message.entry) + RPC_CLOSE;
     return JSON.stringify({ type: message.type, ...UNSERIALISABLE });
   }
 }
@@ -50,10 +56,13 @@ export const sseFrame = once((entry: RpcLogEntry) =>
   Buffer.from(`id: ${entry.seq}\ndata: ${entryJson(entry)}\n\n`),
 );
 
+/** A live-channel `rpc` message around an entry's JSON as it is kept (a replay sends the kept bytes). */
+export function rpcFrame(entryJson: Buffer): Buffer {
+  return Buffer.concat([RPC_OPEN_BYTES, entryJson, RPC_CLOSE_BYTES]);
+}
+
 /** A live-channel `rpc` message, the same as `stringifyLive({ type: 'rpc', entry })`, once for every client. */
-export const liveFrame = once((entry: RpcLogEntry) =>
-  Buffer.from(`{"type":"rpc","entry":${entryJson(entry)}}`),
-);
+export const liveFrame = once((entry: RpcLogEntry) => Buffer.from(RPC_OPEN + entryJson(entry) + RPC_CLOSE));
 
 /** Any other live-channel message, once for every client. */
 export const liveEventFrame = once((message: LiveMessage) => Buffer.from(stringifyLive(message)));

@@ -19,6 +19,11 @@ function publishLines(bus: LogBus, count: number, serverId = 's'): RpcLogEntry[]
 
 const seqs = (entries: RpcLogEntry[]): number[] => entries.map((e) => e.seq);
 
+/** What the live channel replays, read back. */
+const parsed = (json: Buffer[]): RpcLogEntry[] =>
+  json.map((bytes) => JSON.parse(bytes.toString('utf8')) as RpcLogEntry);
+const replayLast = (bus: LogBus, count: number): RpcLogEntry[] => parsed(bus.replayJsonLast(count));
+
 describe('log bus', () => {
   it('numbers entries from 1 and hands each to every subscriber', () => {
     const bus = new LogBus(10);
@@ -305,7 +310,7 @@ describe('log bus replay for a page that opens', () => {
     bus.publish(response(3, 'b'.repeat(8000)));
     bus.publish(response(4, 'c'.repeat(20_000)));
     bus.publish(response(5, 'also small'));
-    const replayed = bus.replayLast(10);
+    const replayed = replayLast(bus, 10);
     expect(seqs(replayed)).toEqual([1, 2, 3, 4, 5]);
     // 5 and 1 are small; 4 is over `large`; 3 fits the budget, which then has too little left for 2.
     expect(replayed.map((entry) => entry.cut !== undefined)).toEqual([false, true, false, true, false]);
@@ -314,7 +319,11 @@ describe('log bus replay for a page that opens', () => {
     expect(replayed[3]?.cut?.weight).toBeGreaterThan(20_000);
     expect(JSON.stringify(replayed[2]?.message)).toContain('b'.repeat(8000));
     // A resume is cut the same way, from where it resumes: 4 alone is over `large`.
-    expect(bus.replaySince(2).map((entry) => entry.cut !== undefined)).toEqual([false, true, false]);
+    expect(parsed(bus.replayJsonSince(2)).map((entry) => entry.cut !== undefined)).toEqual([
+      false,
+      true,
+      false,
+    ]);
     // The Server-Sent Events replay and the entry asked for one at a time are whole.
     expect(bus.last(10).some((entry) => entry.cut)).toBe(false);
     expect(JSON.stringify(bus.entry(4)?.message)).toContain('c'.repeat(20_000));
@@ -347,7 +356,7 @@ describe('log bus replay for a page that opens', () => {
         error: { code: -32602, message: 'bad', data: 'z'.repeat(20_000) },
       },
     });
-    const [request, answer] = bus.replayLast(2);
+    const [request, answer] = replayLast(bus, 2);
     expect(request?.message).toEqual({ jsonrpc: '2.0', id: 'r1', method: 'tools/call' });
     expect(request).toMatchObject({ direction: 'send', call: { id: 'call-1', round: 1 } });
     expect(answer?.message).toEqual({ jsonrpc: '2.0', id: 'r1', error: { code: -32602, message: 'bad' } });
@@ -369,7 +378,7 @@ describe('log bus replay for a page that opens', () => {
     received({ jsonrpc: '2.0', id: 2, error: huge });
     received({ jsonrpc: huge, id: huge, method: 'sampling/createMessage', params: {} });
     received({ jsonrpc: '2.0', id: { nested: huge }, error: { code: { also: huge }, message: 'short' } });
-    const replayed = bus.replayLast(4);
+    const replayed = replayLast(bus, 4);
     expect(replayed.every((entry) => entry.cut !== undefined)).toBe(true);
     for (const entry of replayed) expect(JSON.stringify(entry).length).toBeLessThan(2_000);
     const [objectMessage, stringError, hugeId, objectId] = replayed.map(
@@ -420,14 +429,14 @@ describe('log bus replay for a page that opens', () => {
       },
       hide,
     );
-    const [line, answer] = bus.replayLast(2);
+    const [line, answer] = replayLast(bus, 2);
     expect(line?.cut).toBeDefined();
     expect(String(line?.message)).toMatch(/^a+\*{5}$/);
     expect(JSON.stringify(answer?.message)).toMatch(/e\*{5}"/);
-    expect(JSON.stringify(bus.replayLast(2))).not.toContain('S3C');
+    expect(JSON.stringify(replayLast(bus, 2))).not.toContain('S3C');
   });
 
-  it('gives the same entries as JSON, the ones kept as text as they are, redacted and cut alike', async () => {
+  it('replays the entries kept as text as they are, the whole ones as `last` gives them, redacted and cut alike', async () => {
     const bus = new LogBus(100, 1_000_000, limits);
     const hide = (entry: RpcLogEntry): RpcLogEntry =>
       JSON.parse(JSON.stringify(entry).replaceAll('secret', '******')) as RpcLogEntry;
@@ -436,9 +445,10 @@ describe('log bus replay for a page that opens', () => {
     bus.publish(response(3, `big ${'z'.repeat(20_000)}`), hide);
     await nextTurn();
     bus.publish(response(4, 'still an object, this turn'));
-    const asJson = bus.replayJsonLast(10).map((bytes) => JSON.parse(bytes.toString('utf8')) as RpcLogEntry);
-    expect(asJson).toEqual(bus.replayLast(10));
+    const asJson = replayLast(bus, 10);
+    const whole = bus.last(10);
     expect(seqs(asJson)).toEqual([1, 2, 3, 4]);
+    expect([asJson[0], asJson[1], asJson[3]]).toEqual([whole[0], whole[1], whole[3]]);
     expect(JSON.stringify(asJson)).not.toContain('secret');
     expect(asJson[2]?.cut).toBeDefined();
   });
@@ -448,12 +458,12 @@ describe('log bus replay for a page that opens', () => {
     bus.publish(response(1, '\u0001'.repeat(5_000)));
     bus.publish(response(2, '語'.repeat(2_000)));
     bus.publish(response(3, 'a'.repeat(5_000)));
-    const [escaped, cjk, plain] = bus.replayLast(3);
+    const [escaped, cjk, plain] = replayLast(bus, 3);
     // 5,000 characters each, or 2,000: as JSON in UTF-8, 30,000 and 6,000 bytes, past `large` or within it.
     expect(escaped?.cut?.weight).toBeGreaterThan(30_000);
     expect(cjk?.cut).toBeUndefined();
     expect(plain?.cut).toBeUndefined();
-    expect(bus.replayLast(2)[0]?.cut).toBeUndefined();
+    expect(replayLast(bus, 2)[0]?.cut).toBeUndefined();
   });
 
   it('has no entry it no longer holds, or never held', () => {
