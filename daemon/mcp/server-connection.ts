@@ -837,7 +837,13 @@ export class ServerConnection {
     capture = undefined;
     // The server may echo a secret of its config (an env value, a header) anywhere in what it says of itself.
     const serverInfo = redactJson(client.getServerVersion(), this.secrets);
-    const capabilities = redactJson(client.getServerCapabilities(), this.secrets);
+    // As declared, when the handshake is kept whole: the SDK's parse drops keys it does not know (an
+    // extension's, a later revision's), which a tester needs to see as well.
+    const declared = handshake?.result?.capabilities;
+    const capabilities =
+      typeof declared === 'object' && declared !== null && !Array.isArray(declared)
+        ? declared
+        : redactJson(client.getServerCapabilities(), this.secrets);
     this.initResult = {
       ...(serverInfo && { serverInfo: serverInfo as ServerRecord['serverInfo'] }),
       ...(capabilities && { capabilities: capabilities as JsonObject }),

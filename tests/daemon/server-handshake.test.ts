@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDSHAKE_MAX_BYTES, type ServerConfig } from '../../shared/servers.ts';
 import {
   everythingStdio,
+  fixtureStdio,
   modernStdio,
   registerAndConnect,
   startDaemon,
@@ -96,6 +97,35 @@ describe('the handshake result in the server record', () => {
     expect(record.handshake.result).toBeUndefined();
     // The parsed fields stay.
     expect(record.instructions).toHaveLength(HANDSHAKE_MAX_BYTES + 1000);
+  });
+
+  it('lists the capabilities as the server declared them, keys the SDK does not know as well', async () => {
+    const declared = {
+      tools: { listChanged: true },
+      'io.example/audit': { level: 2 },
+      futureFeature: {},
+      experimental: { custom: { on: true } },
+    };
+    const env = { RAW_CAPABILITIES: JSON.stringify(declared) };
+    const legacy = await connect('declared', fixtureStdio('raw-server.ts', env));
+    expect(legacy.capabilities).toEqual(declared);
+    const modern = await connect('declared-modern', {
+      ...fixtureStdio('raw-server.ts', { ...env, RAW_ERA: 'modern' }),
+      era: 'modern',
+    });
+    expect(modern.era).toBe('modern');
+    expect(modern.capabilities).toEqual(declared);
+  });
+
+  it('falls back to the capabilities the SDK parsed when the handshake is too large to keep', async () => {
+    const record = await connect(
+      'large-capabilities',
+      fixtureStdio('raw-server.ts', {
+        RAW_CAPABILITIES: JSON.stringify({ tools: {}, big: { blob: 'x'.repeat(HANDSHAKE_MAX_BYTES) } }),
+      }),
+    );
+    expect(record.handshake.result).toBeUndefined();
+    expect(record.capabilities).toEqual({ tools: {} });
   });
 
   it('drops the handshake when the server is disconnected', async () => {
