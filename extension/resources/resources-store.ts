@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed, type Ref, ref, toRaw } from 'vue';
 import type { JsonObject } from '../../shared/api';
 import type { Resource, ResourceTemplate } from '../../shared/mcp';
 import { CANCELLED, describeError, isMethodNotFound } from '../ui/mcp-error';
@@ -27,8 +27,34 @@ export interface ResourceUpdates {
   lastAt: number;
 }
 
-function matches(query: string, fields: Array<string | undefined>): boolean {
-  return fields.some((text) => text?.toLowerCase().includes(query));
+/**
+ * The items of `list` whose fields hold `query`, case aside. Each item's fields are lower-cased and
+ * joined once per list, not at every key pressed: tens of thousands of resources filter in milliseconds.
+ * A field that is no string (a server's mistake) is not searched.
+ */
+function searchedList<T extends object>(
+  list: Ref<T[]>,
+  query: Ref<string>,
+  fields: (item: T) => unknown[],
+): Ref<T[]> {
+  const texts = computed(() =>
+    toRaw(list.value).map((item) =>
+      fields(item)
+        .filter((field): field is string => typeof field === 'string')
+        .join('\u0000')
+        .toLowerCase(),
+    ),
+  );
+  return computed(() => {
+    const q = query.value.trim().toLowerCase();
+    if (!q) return list.value;
+    const items = list.value;
+    const found: T[] = [];
+    texts.value.forEach((text, index) => {
+      if (text.includes(q)) found.push(items[index] as T);
+    });
+    return found;
+  });
 }
 
 /** The selected server's resources and templates, what was read, and the subscriptions with their updates. */
@@ -67,18 +93,14 @@ export const useResourcesStore = defineStore('resources', () => {
   /** Per URI, what stops the read under way (a newer read of it, or Cancel). */
   const readAborts = new Map<string, AbortController>();
 
-  const filtered = computed(() => {
-    const q = query.value.trim().toLowerCase();
-    if (!q) return resources.value;
-    return resources.value.filter((r) => matches(q, [r.name, r.title, r.uri, r.description, r.mimeType]));
-  });
-  const filteredTemplates = computed(() => {
-    const q = query.value.trim().toLowerCase();
-    if (!q) return templates.value;
-    return templates.value.filter((t) =>
-      matches(q, [t.name, t.title, t.uriTemplate, t.description, t.mimeType]),
-    );
-  });
+  const filtered = searchedList(resources, query, (r) => [r.name, r.title, r.uri, r.description, r.mimeType]);
+  const filteredTemplates = searchedList(templates, query, (t) => [
+    t.name,
+    t.title,
+    t.uriTemplate,
+    t.description,
+    t.mimeType,
+  ]);
   const uriOf = (resource: Resource): string => resource.uri;
   const templateNameOf = (template: ResourceTemplate): string => template.name;
   /** The resource whose row is selected: the one at its position, or the first of the URI shown. */

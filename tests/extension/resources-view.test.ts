@@ -114,3 +114,43 @@ describe('the resources lists', () => {
     expect(badges('template-once')[0]!.exists()).toBe(false);
   });
 });
+
+describe('the resources search', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  it('finds a resource or template by any of its fields, case aside, and follows a new list', async () => {
+    const { wrapper, store } = await mountListing({
+      '/resources/list': {
+        resources: [
+          { uri: 'file:///Notes.md', name: 'notes', mimeType: 'text/markdown' },
+          { uri: 'test://b', name: 'b', title: 'Quarterly Report', description: 'Numbers' },
+          // A server's mistake: a name that is no string is not searched, and breaks nothing.
+          { uri: 'test://c', name: 5, description: 'plain' },
+        ],
+      },
+      '/resources/templates/list': {
+        resourceTemplates: [{ uriTemplate: 'users://{id}', name: 'user', description: 'A user by id' }],
+      },
+    });
+    const shown = () => ({
+      resources: store.filtered.map((r) => r.uri),
+      templates: store.filteredTemplates.map((t) => t.name),
+    });
+    await wrapper.get('[data-testid="resource-search"]').setValue('MARKDOWN');
+    expect(shown()).toEqual({ resources: ['file:///Notes.md'], templates: [] });
+    await wrapper.get('[data-testid="resource-search"]').setValue('  report ');
+    expect(shown()).toEqual({ resources: ['test://b'], templates: [] });
+    await wrapper.get('[data-testid="resource-search"]').setValue('by id');
+    expect(shown()).toEqual({ resources: [], templates: ['user'] });
+    // Fields are searched one by one: the end of a name and the start of the next field do not match.
+    await wrapper.get('[data-testid="resource-search"]').setValue('5plain');
+    expect(shown().resources).toEqual([]);
+    await wrapper.get('[data-testid="resource-search"]').setValue('plain');
+    expect(shown().resources).toEqual(['test://c']);
+    expect(wrapper.find('[data-testid="resource-test://c"]').exists()).toBe(true);
+    // A new list is searched as it comes.
+    store.resources = [{ uri: 'test://d', name: 'plainly new' }];
+    await flushPromises();
+    expect(shown().resources).toEqual(['test://d']);
+  });
+});
