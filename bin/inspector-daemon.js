@@ -2,11 +2,7 @@
 // The package's command. It runs the compiled daemon (dist/server, written by `npm run build:daemon`
 // and by `npm pack`); from a clone, `npm start` builds it first and `npm run daemon` runs the source.
 // Plain JavaScript that any Node parses, so an old one gets a one-line answer rather than a stack.
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 19)) {
-  console.error(`inspector-daemon: needs Node.js 22.19 or newer (this is ${process.versions.node})`);
-  process.exit(1);
-}
+import './node-check.js';
 
 // Node's modules are taken as CommonJS: importing `node:fs` as an ES module makes Node read all its exports,
 // loading its streams (some 10 ms of the start).

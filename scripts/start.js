@@ -3,16 +3,11 @@
 // the daemon: it runs the daemon's command (bin/inspector-daemon.js, the compiled daemon in dist/server)
 // in this process, with the same arguments (`npm start -- --port 6275`), so a signal sent to it (Ctrl+C,
 // SIGTERM) reaches the daemon itself, which closes its MCP servers and exits.
+import '../bin/node-check.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 19)) {
-  console.error(`npm start: needs Node.js 22.19 or newer (this is ${process.versions.node})`);
-  process.exit(1);
-}
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

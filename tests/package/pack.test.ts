@@ -376,6 +376,40 @@ describe('npm start', () => {
   });
 });
 
+describe('on a Node older than 22.19', () => {
+  // This Node, made to say it is 20.1.0 before anything else runs (NODE_OPTIONS reaches npm's own Node
+  // and the daemon's alike): what the version check reads is all that differs.
+  let options: string;
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'old-node-'));
+    const module = join(dir, 'old-node.mjs');
+    await writeFile(module, "Object.defineProperty(process.versions, 'node', { value: '20.1.0' });\n");
+    options = `--import ${module}`;
+    return () => rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['npx inspector-daemon (the bin)', process.execPath, ['bin/inspector-daemon.js']],
+    ['npm start', 'npm', ['start', '--']],
+    ['npm run daemon', 'npm', ['run', 'daemon', '--']],
+    ['npm run dev', 'npm', ['run', 'dev', '--']],
+  ])('%s says so in one line and exits 1', async (_, command, args) => {
+    const child = spawn(command, [...args, '--port', '0'], {
+      cwd: ROOT,
+      env: { ...cleanEnv(), NODE_OPTIONS: options },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n').filter((line) => !line.startsWith('>'))).toEqual([
+      'inspector-daemon: needs Node.js 22.19 or newer (this is 20.1.0)',
+    ]);
+  });
+});
+
 describe('the tests beside this one', () => {
   it('run the daemon from source (DAEMON_COMMAND, or the factory), never the bin that runs a build', () => {
     // The package tests and the benchmarks measure the shipped build on purpose; the rest must not
