@@ -329,6 +329,25 @@ describe("the popup's tool search", () => {
     expect(wrapper.get('[data-testid="popup-tool-none"]').text()).toBe('No tool matches');
   });
 
+  it('marks the hidden characters of a tool name in its option', async () => {
+    const wrapper = mount(PopupPicker, {
+      props: {
+        servers: [server('a', 'connected')],
+        serverId: 'a',
+        tools: [{ name: 'list\u202Eexe.txt' }],
+        toolName: null,
+        saved: [],
+        savedId: '',
+      },
+      attachTo: document.body,
+    });
+    onTestFinished(() => wrapper.unmount());
+    await wrapper.get('[data-testid="popup-tool"]').trigger('focus');
+    const [option] = options(wrapper);
+    expect(option?.text()).toBe('list⟦RLO⟧exe.txt');
+    expect(option?.get('mark.hidden-char').attributes('title')).toContain('U+202E');
+  });
+
   it('moves along the matches with the arrow keys, picks with Enter and closes with Escape', async () => {
     const wrapper = mountSearch('tool-2');
     onTestFinished(() => wrapper.unmount());
