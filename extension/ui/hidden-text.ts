@@ -69,14 +69,14 @@ export function revealParts(text: string): TextPart[] {
     if (tags) {
       const count = [...tags].length;
       parts.push({
-        shown: `⟦hidden tags: ${JSON.stringify(spelled(tags))}⟧`,
+        shown: `[hidden tags: ${JSON.stringify(spelled(tags))}]`,
         title: `${count} Unicode tag character${count === 1 ? '' : 's'}, invisible: they spell what is shown`,
       });
     } else {
       const char = match[0];
       const code = `U+${(char.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
       const [short, name] = NAMED[char] as [string, string];
-      parts.push({ shown: `⟦${short}⟧`, title: `${code} ${name}` });
+      parts.push({ shown: `[${short}]`, title: `${code} ${name}` });
     }
     from = match.index + match[0].length;
   }

@@ -344,7 +344,7 @@ describe("the popup's tool search", () => {
     onTestFinished(() => wrapper.unmount());
     await wrapper.get('[data-testid="popup-tool"]').trigger('focus');
     const [option] = options(wrapper);
-    expect(option?.text()).toBe('list⟦RLO⟧exe.txt');
+    expect(option?.text()).toBe('list[RLO]exe.txt');
     expect(option?.get('mark.hidden-char').attributes('title')).toContain('U+202E');
   });
 
