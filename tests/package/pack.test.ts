@@ -404,9 +404,12 @@ describe('on a Node older than 22.19', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(stderr.trim().split('\n').filter((line) => !line.startsWith('>'))).toEqual([
-      'inspector-daemon: needs Node.js 22.19 or newer (this is 20.1.0)',
-    ]);
+    expect(
+      stderr
+        .trim()
+        .split('\n')
+        .filter((line) => !line.startsWith('>')),
+    ).toEqual(['inspector-daemon: needs Node.js 22.19 or newer (this is 20.1.0)']);
   });
 });
 
