@@ -11,7 +11,9 @@ export const ShownText: FunctionalComponent<{ text: unknown }> = (props) => {
   const text = typeof props.text === 'string' ? props.text : String(props.text ?? '');
   if (!hasHidden(text)) return text;
   return revealParts(text).map((part) =>
-    typeof part === 'string' ? part : h('mark', { class: 'hidden-char', title: part.title }, part.shown),
+    typeof part === 'string'
+      ? part
+      : [h('mark', { class: 'hidden-char', title: part.title }, part.shown), part.keep ? part.raw : ''],
   );
 };
 ShownText.props = ['text'];

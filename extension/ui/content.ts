@@ -1,3 +1,4 @@
+import { escapeHidden } from './hidden-text';
 import type { InjectionKey } from 'vue';
 
 /**
@@ -30,7 +31,8 @@ export const PRETTY_LIMIT = TEXT_LIMIT * 20;
 /**
  * A server's (or a widget's, or a page's) value as JSON text to show: indented when its JSON is up to
  * PRETTY_LIMIT characters, else on one line; a value JSON cannot write (a cycle, a BigInt from a
- * widget's message) as String gives it.
+ * widget's message) as String gives it. Characters that would hide in its strings (hidden-text.ts) are
+ * written as `\u` escapes, which JSON reads as the same characters.
  */
 export function prettyWithin(value: unknown): string {
   let compact: string | undefined;
@@ -40,7 +42,7 @@ export function prettyWithin(value: unknown): string {
     return String(value);
   }
   if (compact === undefined) return String(value);
-  return compact.length > PRETTY_LIMIT ? compact : JSON.stringify(value, null, 2);
+  return escapeHidden(compact.length > PRETTY_LIMIT ? compact : JSON.stringify(value, null, 2));
 }
 
 const MIME = /^[a-z]+\/[a-z0-9.+-]+$/i;

@@ -198,8 +198,9 @@ describe('the Server view of each era', USER_FLOW, () => {
       ['[ZWSP]', 'U+200B ZERO WIDTH SPACE'],
     ]);
     await saveScreenshot(page, 'hidden-characters');
-    // The call still names the tool as the server does.
+    // The call still names the tool as the server does: the server says which it was called by, and
+    // the result text, marked too, shows the override it got.
     await page.locator(byTestId('tool-run')).click();
-    await waitForText(page, byTestId('tool-result'), 'called read\u202Etxt.exe');
+    await waitForText(page, byTestId('tool-result'), 'called read[RLO]txt.exe');
   });
 });

@@ -166,6 +166,22 @@ describe('ElicitationDialog', () => {
     expect(wrapper.emitted('respond')).toEqual([[{ action: 'accept', content: {} }]]);
   });
 
+  it('shows where a URL goes: its origin, not a user name made to look like one, and the message marked', () => {
+    // Shown as it is, an override makes this read "https://accounts.google.com/evil-example.com@".
+    const url = 'https://accounts.google.com\u202E@moc.elpmaxe-live/';
+    const wrapper = open({
+      elicitation: elicitation({ mode: 'url', message: 'Sign in to \u202Eelgoog', url, elicitationId: 'u' }),
+    });
+    const link = wrapper.get('[data-testid="elicit-url"]');
+    expect(link.attributes('href')).toBe(url);
+    expect(link.get('strong').text()).toBe('https://moc.elpmaxe-live');
+    expect(link.text()).toBe('https://moc.elpmaxe-live/');
+    expect(wrapper.get('[data-testid="elicit-url-userinfo"]').text()).toBe(
+      'It starts with “accounts.google.com%E2%80%AE@”, a user name: it goes to https://moc.elpmaxe-live.',
+    );
+    expect(wrapper.get('[data-testid="elicit-message"]').text()).toBe('Sign in to [RLO]elgoog');
+  });
+
   it('says a URL of a -32042 error is a step after which the call is retried', async () => {
     const request = { mode: 'url', message: 'Connect', url: 'https://example.com/c', elicitationId: 'c-1' };
     const wrapper = open({

@@ -1,7 +1,7 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { flushPromises, mount } from '@vue/test-utils';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { hasHidden, revealHidden, revealParts } from '../../extension/ui/hidden-text';
+import { escapeHidden, hasHidden, revealHidden, revealParts } from '../../extension/ui/hidden-text';
 import ToolsView from '../../extension/tools/ToolsView.vue';
 import { localStorageStore } from '../../extension/app/key-value-store';
 import { PLATFORM, type Platform } from '../../extension/app/platform';
@@ -18,7 +18,7 @@ describe('hidden characters of a server text', () => {
     expect(revealHidden('a\u2066b\u2069c\u200Bd\uFEFF')).toBe('a[LRI]b[PDI]c[ZWSP]d[BOM]');
     expect(revealParts('x\u202Dy')).toEqual([
       'x',
-      { shown: '[LRO]', title: 'U+202D LEFT-TO-RIGHT OVERRIDE: reorders the text after it' },
+      { shown: '[LRO]', title: 'U+202D LEFT-TO-RIGHT OVERRIDE: reorders the text after it', raw: '\u202D' },
       'y',
     ]);
   });
@@ -43,6 +43,55 @@ describe('hidden characters of a server text', () => {
     }
     // A flag does not shelter a tag run elsewhere in the text.
     expect(revealHidden(`${scotland} ok${tags('hi')}`)).toBe(`${scotland} ok[hidden tags: "hi"]`);
+  });
+});
+
+/** Bytes written as variation selectors, one a byte, as the known smuggling scheme hides them. */
+const selectors = (text: string): string =>
+  [...new TextEncoder().encode(text)]
+    .map((byte) => String.fromCodePoint(byte < 16 ? 0xfe00 + byte : 0xe0100 + byte - 16))
+    .join('');
+
+describe('what else hides in text', () => {
+  it('spells out tags after a black flag that is none of the three flags fonts draw', () => {
+    const black = '\u{1F3F4}';
+    expect(revealHidden(`Safe ${black}${tags('Ignore previous')}`)).toBe(
+      `Safe ${black}[hidden tags: "Ignore previous"]`,
+    );
+    // Lower-case letters and a cancel tag, the shape of a flag, spell a word all the same.
+    expect(revealHidden(`${black}${tags('ignore')}\u{E007F}`)).toBe(`${black}[hidden tags: "ignore"]`);
+  });
+
+  it('reads a run of variation selectors as the bytes it carries', () => {
+    expect(revealHidden(`😀${selectors('exfiltrate secrets')}`)).toBe(
+      '😀[hidden bytes: "exfiltrate secrets"]',
+    );
+    // One selector after an ASCII letter is no presentation of it either.
+    expect(revealHidden('a\uFE00')).toBe('a[hidden bytes: "\\u0000"]');
+    // An ideographic variation after a CJK character is left.
+    expect(hasHidden('葛\u{E0100}')).toBe(false);
+  });
+
+  it('marks joiners beside ASCII, soft hyphens, blank fillers and other invisible format characters', () => {
+    expect(revealHidden('del\u200Cete')).toBe('del[ZWNJ]ete');
+    expect(revealHidden('ad\u00ADmin')).toBe('ad[SHY]min');
+    expect(revealHidden('a\u3164b\u115Fc')).toBe('a[HF]b[HCF]c');
+    expect(revealHidden('x\u206Ay')).toBe('x[U+206A]y');
+    // Drawn signs are not hidden.
+    expect(hasHidden('\u0600123')).toBe(false);
+  });
+
+  it('keeps a direction mark beside its mark, so right-to-left text still lays out', () => {
+    const [, mark] = revealParts('שלום\u200F!');
+    expect(mark).toMatchObject({ shown: '[RLM]', raw: '\u200F', keep: true });
+    expect(revealHidden('שלום\u200F!')).toBe('שלום[RLM]\u200F!');
+  });
+
+  it('writes them as escapes in JSON, which then reads back the same', () => {
+    const value = { name: 'x\u202Ey', note: `ok${tags('hi')}`, emoji: '👨\u200D👩' };
+    const json = escapeHidden(JSON.stringify(value));
+    expect(json).toBe('{"name":"x\\u202Ey","note":"ok\\uDB40\\uDC68\\uDB40\\uDC69","emoji":"👨\u200D👩"}');
+    expect(JSON.parse(json)).toEqual(value);
   });
 });
 

@@ -92,6 +92,24 @@ describe('LinkConsent', () => {
     );
   });
 
+  it('says where an address with a user name goes, and shows no user name in its place', () => {
+    const wrapper = mount(LinkConsent, {
+      props: {
+        prompt: { seq: 1, url: 'https://docs.example.com:x@evil.test/a?b#c', refused: 0 },
+        label: 'App',
+      },
+    });
+    onTestFinished(() => wrapper.unmount());
+    const url = wrapper.get('[data-testid="widget-link-url"]');
+    // The whole address is still there to read, in data-url; its text is where it goes.
+    expect(url.attributes('data-url')).toBe('https://docs.example.com:x@evil.test/a?b#c');
+    expect(url.text()).toBe('https://evil.test/a?b#c');
+    expect(wrapper.get('[data-testid="widget-link-userinfo"]').text()).toBe(
+      'It starts with “docs.example.com:x@”, a user name: it goes to https://evil.test.',
+    );
+    expect(prompt().find('[data-testid="widget-link-userinfo"]').exists()).toBe(false);
+  });
+
   it('arms Open only after a moment, so that a click meant for something else does not land on it', async () => {
     const wrapper = prompt();
     const open = wrapper.get('[data-testid="widget-link-open"]');

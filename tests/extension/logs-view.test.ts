@@ -155,6 +155,17 @@ describe('LogRow', () => {
     expect(wrapper.emitted('toggle')).toHaveLength(1);
   });
 
+  it('marks a method that hides characters, in its column and as an escape in its JSON', () => {
+    const [row] = rowsOf([entry({ method: 'notifications/tools/\u202Edegnahc_tsil' })]);
+    const wrapper = mountRow(row as Row, true);
+    const method = wrapper.get('.method');
+    expect(method.text()).toContain('notifications/tools/[RLO]degnahc_tsil');
+    expect(method.attributes('title')).toBe('notifications/tools/[RLO]degnahc_tsil');
+    expect(wrapper.get('[data-testid="log-detail"]').text()).toContain(
+      '"method": "notifications/tools/\\u202Edegnahc_tsil"',
+    );
+  });
+
   it('shows the request and response JSON pretty-printed when expanded', () => {
     const [row] = rowsOf([
       entry({ id: 4, method: 'tools/call', params: { name: 'echo' } }),
