@@ -12,6 +12,10 @@ const METHOD_OF_ERA: Record<ProtocolEra, HandshakeMethod> = {
 
 const METHOD_NOT_FOUND = -32601;
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function isHandshakeMethod(method: string): method is HandshakeMethod {
   return method === 'server/discover' || method === 'initialize';
 }
@@ -59,13 +63,26 @@ export class HandshakeCapture {
     return `It answered the era probe (server/discover) with ${said}.`;
   }
 
+  /**
+   * The capabilities the server declared in the request that settled `era`, as it declared them, secrets
+   * masked, when their JSON is within the limit: the SDK's parse drops the keys it does not know (an
+   * extension's, a later revision's), which a tester needs to see too.
+   */
+  capabilities(era: ProtocolEra | undefined, secrets: string[]): Record<string, unknown> | undefined {
+    const result = era ? this.results.get(METHOD_OF_ERA[era]) : undefined;
+    const declared = isObject(result) ? result.capabilities : undefined;
+    if (!isObject(declared)) return undefined;
+    const redacted = redactJson(declared, secrets);
+    return Buffer.byteLength(JSON.stringify(redacted)) <= HANDSHAKE_MAX_BYTES ? redacted : undefined;
+  }
+
   /** The result of the request that settled `era`, secrets masked, kept whole only up to the limit. */
   handshake(era: ProtocolEra | undefined, secrets: string[]): ServerHandshake | undefined {
     if (!era) return undefined;
     const method = METHOD_OF_ERA[era];
     const result = this.results.get(method);
-    if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
-    const redacted = redactJson(result as Record<string, unknown>, secrets);
+    if (!isObject(result)) return undefined;
+    const redacted = redactJson(result, secrets);
     const bytes = Buffer.byteLength(JSON.stringify(redacted));
     return { method, bytes, ...(bytes <= HANDSHAKE_MAX_BYTES && { result: redacted }) };
   }

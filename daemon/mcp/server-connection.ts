@@ -833,17 +833,13 @@ export class ServerConnection {
     this.client = client;
     const protocolVersion = client.getNegotiatedProtocolVersion() ?? transport.protocolVersion;
     const handshake = capture.handshake(client.getProtocolEra(), this.secrets);
+    // The server may echo a secret of its config (an env value, a header) anywhere in what it says of itself.
+    const capabilities =
+      capture.capabilities(client.getProtocolEra(), this.secrets) ??
+      redactJson(client.getServerCapabilities(), this.secrets);
     const instructions = client.getInstructions();
     capture = undefined;
-    // The server may echo a secret of its config (an env value, a header) anywhere in what it says of itself.
     const serverInfo = redactJson(client.getServerVersion(), this.secrets);
-    // As declared, when the handshake is kept whole: the SDK's parse drops keys it does not know (an
-    // extension's, a later revision's), which a tester needs to see as well.
-    const declared = handshake?.result?.capabilities;
-    const capabilities =
-      typeof declared === 'object' && declared !== null && !Array.isArray(declared)
-        ? declared
-        : redactJson(client.getServerCapabilities(), this.secrets);
     this.initResult = {
       ...(serverInfo && { serverInfo: serverInfo as ServerRecord['serverInfo'] }),
       ...(capabilities && { capabilities: capabilities as JsonObject }),

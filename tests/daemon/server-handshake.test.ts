@@ -117,7 +117,19 @@ describe('the handshake result in the server record', () => {
     expect(modern.capabilities).toEqual(declared);
   });
 
-  it('falls back to the capabilities the SDK parsed when the handshake is too large to keep', async () => {
+  it('keeps declared capabilities when only the rest of the handshake is too large to keep', async () => {
+    const record = await connect(
+      'large-instructions',
+      fixtureStdio('raw-server.ts', {
+        RAW_CAPABILITIES: JSON.stringify({ tools: {}, 'io.example/audit': { level: 2 } }),
+        RAW_INSTRUCTIONS_BYTES: String(HANDSHAKE_MAX_BYTES),
+      }),
+    );
+    expect(record.handshake.result).toBeUndefined();
+    expect(record.capabilities).toEqual({ tools: {}, 'io.example/audit': { level: 2 } });
+  });
+
+  it('falls back to the capabilities the SDK parsed when they are themselves too large to keep', async () => {
     const record = await connect(
       'large-capabilities',
       fixtureStdio('raw-server.ts', {
@@ -126,6 +138,19 @@ describe('the handshake result in the server record', () => {
     );
     expect(record.handshake.result).toBeUndefined();
     expect(record.capabilities).toEqual({ tools: {} });
+  });
+
+  it('masks a secret of the config in a declared capability, key or value', async () => {
+    const secret = 'sk-capability-secret-42';
+    const record = await connect(
+      'secret-capabilities',
+      fixtureStdio('raw-server.ts', {
+        RAW_CAPABILITIES: JSON.stringify({ tools: {}, 'x.example/auth': { token: secret } }),
+        API_KEY: secret,
+      }),
+    );
+    expect(record.capabilities).toEqual({ tools: {}, 'x.example/auth': { token: '********' } });
+    expect(JSON.stringify(record)).not.toContain(secret);
   });
 
   it('drops the handshake when the server is disconnected', async () => {
