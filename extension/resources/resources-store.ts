@@ -30,7 +30,8 @@ export interface ResourceUpdates {
 /**
  * The items of `list` whose fields hold `query`, case aside. Each item's fields are lower-cased and
  * joined once per list, not at every key pressed: tens of thousands of resources filter in milliseconds.
- * A field that is no string (a server's mistake) is not searched.
+ * A field is searched as it is shown: a number as its digits, anything else that is no string not at all.
+ * The store replaces a list whole, never changes one in place: only a new list is read again.
  */
 function searchedList<T extends object>(
   list: Ref<T[]>,
@@ -40,7 +41,7 @@ function searchedList<T extends object>(
   const texts = computed(() =>
     toRaw(list.value).map((item) =>
       fields(item)
-        .filter((field): field is string => typeof field === 'string')
+        .filter((field) => typeof field === 'string' || typeof field === 'number')
         .join('\u0000')
         .toLowerCase(),
     ),

@@ -124,7 +124,7 @@ describe('the resources search', () => {
         resources: [
           { uri: 'file:///Notes.md', name: 'notes', mimeType: 'text/markdown' },
           { uri: 'test://b', name: 'b', title: 'Quarterly Report', description: 'Numbers' },
-          // A server's mistake: a name that is no string is not searched, and breaks nothing.
+          // A server's mistake: a name that is a number, searched as it is shown, breaking nothing.
           { uri: 'test://c', name: 5, description: 'plain' },
         ],
       },
@@ -147,6 +147,10 @@ describe('the resources search', () => {
     expect(shown().resources).toEqual([]);
     await wrapper.get('[data-testid="resource-search"]').setValue('plain');
     expect(shown().resources).toEqual(['test://c']);
+    // Shown as "5", it is found by its digits.
+    await wrapper.get('[data-testid="resource-search"]').setValue('5');
+    expect(shown().resources).toEqual(['test://c']);
+    await wrapper.get('[data-testid="resource-search"]').setValue('plain');
     expect(wrapper.find('[data-testid="resource-test://c"]').exists()).toBe(true);
     // A new list is searched as it comes.
     store.resources = [{ uri: 'test://d', name: 'plainly new' }];
