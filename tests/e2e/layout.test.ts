@@ -116,6 +116,15 @@ describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
         // Stacked: the server list above the views, full width.
         expect(g.sidebar!.bottom).toBeLessThanOrEqual(g.main!.top + 1);
         expect(g.main!.width).toBe(width);
+        // The tool list above the detail shows rows enough to pick from (35% of the height showed one).
+        const rowsSeen = await page.$eval('.split-list .split-scroll', (scroller) => {
+          const { top, bottom } = scroller.getBoundingClientRect();
+          return Array.from(scroller.querySelectorAll('[role="option"]')).filter((row) => {
+            const box = row.getBoundingClientRect();
+            return box.top >= top - 0.5 && box.bottom <= bottom + 0.5;
+          }).length;
+        });
+        expect(rowsSeen).toBeGreaterThanOrEqual(2);
       } else {
         expect(g.sidebar!.right).toBeLessThanOrEqual(g.main!.left + 3);
       }
