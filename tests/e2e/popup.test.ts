@@ -66,6 +66,14 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     expect(await page.$eval(byTestId('popup-run'), (button) => button.getAttribute('aria-disabled'))).toBe(
       'true',
     );
+    // It looks held back by its colours, not by fading the whole of it: a focus ring around it keeps
+    // its full contrast.
+    expect(
+      await page.$eval(byTestId('popup-run'), (button) => {
+        const style = getComputedStyle(button);
+        return { opacity: style.opacity, background: style.backgroundColor !== 'rgb(26, 115, 232)' };
+      }),
+    ).toEqual({ opacity: '1', background: true });
     // Pressing Run sends nothing either: it takes the keyboard to the box that cannot be read.
     await page.locator(byTestId('popup-run')).click();
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('raw-json');
