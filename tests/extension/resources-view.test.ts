@@ -158,3 +158,21 @@ describe('the resources search', () => {
     expect(shown().resources).toEqual(['test://d']);
   });
 });
+
+describe('Retry of a list that failed', () => {
+  beforeEach(() => setActivePinia(createPinia()));
+
+  it('hands the keyboard to the search box once its button has gone with the error', async () => {
+    const { wrapper } = await mountListing({});
+    const retry = wrapper.get('[data-testid="resources-error"] button');
+    (retry.element as HTMLButtonElement).focus();
+    answerPaths({
+      '/resources/list': { resources: [{ uri: 'test://a', name: 'a' }] },
+      '/resources/templates/list': { resourceTemplates: [] },
+    });
+    await retry.trigger('click');
+    await flushPromises();
+    expect(wrapper.find('[data-testid="resources-error"]').exists()).toBe(false);
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('resource-search');
+  });
+});

@@ -34,7 +34,11 @@ describe('ResultView', () => {
   it('shows the first 100 content items of many, and 1,000 more at a time on request', async () => {
     const blocks = (count: number) =>
       Array.from({ length: count }, (_, i) => ({ type: 'text', text: `block ${i + 1}` }));
-    const wrapper = view({ content: blocks(1_250) });
+    const wrapper = mount(ResultView, {
+      props: { result: { content: blocks(1_250) } },
+      attachTo: document.body,
+    });
+    onTestFinished(() => wrapper.unmount());
     const shown = () => wrapper.findAll('.items > li').length;
     expect(shown()).toBe(100);
     const more = () => wrapper.get('[data-testid="result-more-blocks"]').text().replace(/\s+/g, ' ');
@@ -47,6 +51,9 @@ describe('ResultView', () => {
     await wrapper.get('[data-testid="result-show-more"]').trigger('click');
     expect(shown()).toBe(1_250);
     expect(wrapper.find('[data-testid="result-more-blocks"]').exists()).toBe(false);
+    await flushPromises();
+    // The button went with its line: the keyboard is on the first item it showed, not on the page.
+    expect(document.activeElement?.textContent).toContain('block 1101');
     expect(wrapper.findAll('.items > li').at(-1)?.text()).toContain('block 1250');
     // A new result starts again at its first 100.
     await wrapper.setProps({ result: { content: blocks(101) } });
