@@ -437,6 +437,26 @@ export function initialValue(schema: JsonSchema | undefined): Record<string, unk
 }
 
 /**
+ * The form's first value for an elicitation: as `initialValue`, but an optional pick list or checkbox that
+ * the schema gives no default starts unset ("—", unchecked and not sent). An answer goes to the server as
+ * the user's, and the first member or `false` would be one they never gave. (A tool's form follows SPEC
+ * part 2: "value is a default for the type".)
+ */
+export function elicitationInitialValue(schema: JsonSchema | undefined): Record<string, unknown> {
+  const fields = fieldsFromSchema(schema);
+  const value = valueOf(fields);
+  const properties = isObject(schema?.properties) ? schema.properties : {};
+  for (const field of fields) {
+    const own = properties[field.name];
+    const hasDefault = isObject(own) && 'default' in own;
+    if (!field.required && !hasDefault && (field.type === 'enum' || field.type === 'boolean')) {
+      value[field.name] = undefined;
+    }
+  }
+  return value;
+}
+
+/**
  * The field for one array item, named by its index, or undefined when the item schema is not one an
  * input can edit (no type, a union, a nested array): such items are edited as raw JSON.
  */

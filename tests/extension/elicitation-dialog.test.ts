@@ -118,6 +118,29 @@ describe('ElicitationDialog', () => {
     ]);
   });
 
+  it('sends no pick or checkbox the user left alone, unless the schema gives it a default', async () => {
+    const requestedSchema = {
+      type: 'object',
+      properties: {
+        host: { type: 'string' },
+        region: { type: 'string', enum: ['eu-west', 'us-east'] },
+        confirm: { type: 'boolean' },
+        tier: { type: 'string', enum: ['free', 'paid'], default: 'paid' },
+        plan: { type: 'string', enum: ['a', 'b'] },
+      },
+      required: ['host', 'plan'],
+    };
+    const wrapper = open({ elicitation: elicitation({ message: 'Where?', requestedSchema }) });
+    expect((wrapper.get('[data-testid="field-region"]').element as HTMLSelectElement).value).toBe('');
+    expect((wrapper.get('[data-testid="field-confirm"]').element as HTMLInputElement).checked).toBe(false);
+    await wrapper.get('[data-testid="field-host"]').setValue('prod.example.com');
+    await wrapper.get('[data-testid="elicit-accept"]').trigger('click');
+    // A required pick list starts on its first member, as a tool's form does.
+    expect(wrapper.emitted('respond')).toEqual([
+      [{ action: 'accept', content: { host: 'prod.example.com', tier: 'paid', plan: 'a' } }],
+    ]);
+  });
+
   it('declines and cancels without content', async () => {
     const declining = open({ elicitation: elicitation({ message: 'Who?', requestedSchema: contactSchema }) });
     await declining.get('[data-testid="elicit-decline"]').trigger('click');
