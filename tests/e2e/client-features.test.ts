@@ -64,6 +64,13 @@ describe('client features in the panel', USER_FLOW, () => {
     expect(await panel.page.$eval('[data-testid="root-uri-0"]', (el) => (el as HTMLInputElement).value)).toBe(
       '',
     );
+    // The keyboard that added it is in its URI box, and an empty box is no error until it is left.
+    expect(await panel.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+      'root-uri-0',
+    );
+    expect(await panel.page.$('[data-testid="root-0"] .error-text')).toBeNull();
+    expect(await panel.serverInfo.saveRootsEnabled()).toBe(false);
+    await panel.page.keyboard.press('Tab');
     await panel.serverInfo.rootProblem(0, 'a URI is needed');
     expect(await panel.serverInfo.saveRootsEnabled()).toBe(false);
     await panel.serverInfo.fillRoot(0, 'https://not-a-folder');
