@@ -162,6 +162,13 @@ describe('forms generated from JSON Schema in the DevTools panel', USER_FLOW, ()
     await panel.page.keyboard.press('Enter');
     expect(await panel.elicitation.isOpen()).toBe(true);
 
+    // Typed and no number, the seats are not taken for an empty box: the field says so.
+    await panel.elicitation.fill('seats', '');
+    await panel.page.locator(inDialog('field-seats')).click();
+    await panel.page.keyboard.type('e');
+    expect(await panel.elicitation.error('seats', 'Must')).toBe('Must be a number');
+    expect(await panel.elicitation.acceptEnabled()).toBe(false);
+
     // Corrected, it goes through with the const values of the picks.
     await panel.elicitation.fill('email', 'ada@example.com');
     await panel.page.locator(inDialog('option-toppings-0')).click();
