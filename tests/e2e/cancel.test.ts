@@ -46,7 +46,8 @@ describe('cancelling a resource read and a prompt in the panel', USER_FLOW, () =
     await panel.page.waitForSelector(byTestId('resource-cancel'));
     await panel.screenshot('resources-reading');
     await panel.page.locator(byTestId('resource-cancel')).click();
-    expect(await waitForText(panel.page, byTestId('resource-error'), 'Cancelled')).toBe(CANCELLED);
+    expect(await waitForText(panel.page, byTestId('resource-cancelled'), 'Cancelled')).toBe(CANCELLED);
+    expect(await panel.page.$(byTestId('resource-error'))).toBeNull();
     expect(await panel.page.$(byTestId('resource-cancel'))).toBeNull();
     await untilCancelledAtServer('resources/read slow://wait');
     await panel.screenshot('resources-cancelled');
@@ -59,7 +60,8 @@ describe('cancelling a resource read and a prompt in the panel', USER_FLOW, () =
     await panel.prompts.select('wait');
     await panel.page.locator(byTestId('prompt-get')).click();
     await panel.page.locator(byTestId('prompt-cancel')).click();
-    expect(await waitForText(panel.page, byTestId('prompt-error'), 'Cancelled')).toBe(CANCELLED);
+    expect(await waitForText(panel.page, byTestId('prompt-cancelled'), 'Cancelled')).toBe(CANCELLED);
+    expect(await panel.page.$(byTestId('prompt-error'))).toBeNull();
     await untilCancelledAtServer('prompts/get wait');
     await panel.screenshot('prompts-cancelled');
   });
