@@ -191,7 +191,13 @@ describe('the toolbar popup of the built extension', USER_FLOW, () => {
     popup = await PopupPage.open(ext.browser, ext.pageUrl('popup.html'));
     const { page } = popup;
     await page.waitForSelector(byTestId('popup-saved'));
-    await page.select(byTestId('popup-saved'), 'renamed-argument');
+    // Picked by keyboard: typed into the saved requests' search box, loaded with Enter.
+    await page.locator(byTestId('popup-saved')).click();
+    await page.keyboard.type('old echo');
+    await page.waitForSelector(`${byTestId('popup-saved-options')} [role="option"]`);
+    await popup.screenshot('popup-saved-search');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(byTestId('saved-misfits'));
     const misfits = await page.$$eval(`${byTestId('saved-misfits')} li`, (items) =>
       items.map((item) => item.textContent?.trim()),
     );

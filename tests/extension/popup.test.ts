@@ -198,14 +198,48 @@ describe('saved requests in the popup', () => {
         savedId: '',
       },
     });
-    const select = wrapper.get('[data-testid="popup-saved"]');
-    expect(select.findAll('option').map((o) => o.text())).toEqual([
-      'Load a saved request…',
-      '★ Echo hi · echo',
-      'Add · add',
-    ]);
-    await select.setValue(second.id);
+    const search = wrapper.get('[data-testid="popup-saved"]');
+    expect(search.attributes('placeholder')).toBe('Load a saved request… (2)');
+    await search.trigger('focus');
+    const listed = () =>
+      wrapper.findAll('[data-testid="popup-saved-options"] [role="option"]').map((o) => o.text());
+    expect(listed()).toEqual(['★ Echo hi · echo', 'Add · add']);
+    // Typing finds a request by its tool too; Enter loads it.
+    await search.setValue('ADD');
+    expect(listed()).toEqual(['Add · add']);
+    await search.trigger('keydown', { key: 'Enter' });
     expect(wrapper.emitted('saved')).toEqual([[second.id]]);
+    await wrapper.setProps({ savedId: second.id });
+    expect((search.element as HTMLInputElement).value).toBe('Add · add');
+  });
+
+  it('lists the first 200 of 10,000 saved requests, and finds any by its title, tool or description', async () => {
+    const when = '2026-01-01T00:00:00.000Z';
+    const saved = Array.from({ length: 10_000 }, (_, i) => ({
+      id: `r${i}`,
+      title: `Request ${i}`,
+      description: i === 9_999 ? 'the last one' : '',
+      toolName: 'echo',
+      parameters: { message: String(i) },
+      favorite: false,
+      createdAt: when,
+      updatedAt: when,
+    }));
+    const wrapper = mount(PopupPicker, {
+      props: { servers: [], serverId: null, tools: [], toolName: null, saved, savedId: '' },
+      attachTo: document.body,
+    });
+    onTestFinished(() => wrapper.unmount());
+    const search = wrapper.get('[data-testid="popup-saved"]');
+    await search.trigger('focus');
+    expect(wrapper.findAll('[data-testid="popup-saved-options"] [role="option"]')).toHaveLength(200);
+    expect(wrapper.get('[data-testid="popup-saved-more"]').text()).toBe('9,800 more — type to narrow');
+    await search.setValue('LAST ONE');
+    await search.trigger('keydown', { key: 'ArrowDown' });
+    await search.trigger('keydown', { key: 'Enter' });
+    expect(wrapper.emitted('saved')).toEqual([['r9999']]);
+    await search.setValue('nothing like it');
+    expect(wrapper.get('[data-testid="popup-saved-none"]').text()).toBe('No saved request matches');
   });
 
   it('leaves out broken entries and gives id-less ones an id', async () => {
