@@ -1,7 +1,8 @@
 /**
- * JSON boxes whose text cannot be read. A JSON box keeps the last value it could read while its text
- * cannot be parsed, so a form holding one must not be run or sent: what would go is not what the box
- * shows. A form provides this registry; each JSON box inside it says when its text can or cannot be read.
+ * Boxes whose text cannot be read: a JSON box whose text does not parse (it keeps the last value it could
+ * read), a number box holding what is no number (the browser reads it as empty). A form holding one must
+ * not be run or sent: what would go is not what the box shows. A form provides this registry; each such
+ * box inside it says when its text can or cannot be read.
  */
 import { computed, type ComputedRef, type InjectionKey, reactive } from 'vue';
 
@@ -11,6 +12,8 @@ export interface UnreadableInput {
   /** What the box holds, as said in a sentence: `field “address”`, `the parameters`. */
   name: string;
   problem: string;
+  /** What the box holds: JSON (the default) or a number. */
+  kind?: 'json' | 'number';
 }
 
 export interface UnreadableInputs {
@@ -18,7 +21,7 @@ export interface UnreadableInputs {
   set(id: string, entry: UnreadableInput | undefined): void;
 }
 
-export const UNREADABLE_INPUTS: InjectionKey<UnreadableInputs> = Symbol('unreadable JSON inputs');
+export const UNREADABLE_INPUTS: InjectionKey<UnreadableInputs> = Symbol('unreadable inputs');
 
 /** A registry and the first box it holds that cannot be read, in the order they were found. */
 export function unreadableRegistry(): UnreadableInputs & { first: ComputedRef<UnreadableInput | undefined> } {
@@ -34,6 +37,7 @@ export function unreadableRegistry(): UnreadableInputs & { first: ComputedRef<Un
 
 /** The line shown where a form is run or sent while a box cannot be read; the box shows the problem. */
 export function unreadableNote(input: UnreadableInput): string {
+  if (input.kind === 'number') return `What is typed in ${input.name} is no number: fix it first.`;
   return `The JSON of ${input.name} cannot be read: fix it first.`;
 }
 

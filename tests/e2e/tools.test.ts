@@ -72,6 +72,30 @@ describe('tool titles, hints and rich results in the panel', USER_FLOW, () => {
     await panel.tools.select('get-resource-links');
   });
 
+  it('holds Run back while a number box holds what is no number, and says which', async () => {
+    const { page } = panel;
+    await panel.tools.select('trigger-long-running-operation');
+    await page.locator('[data-testid="field-duration"]').fill('');
+    await page.locator('[data-testid="field-duration"]').click();
+    await page.keyboard.type('e');
+    expect(await waitForText(page, '[data-testid="error-duration"]', 'Must')).toBe('Must be a number');
+    await page.locator('[data-testid="tool-run"]').click();
+    expect(await waitForText(page, '[data-testid="tool-unreadable"]', 'no number')).toBe(
+      'What is typed in field “duration” is no number: fix it first.',
+    );
+    // Nothing went: Run took the keyboard to the box instead.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+      'field-duration',
+    );
+    const status = () =>
+      page.$eval('[data-testid="run-status"]', (el) => el.textContent ?? '').catch(() => '');
+    expect(await status()).not.toContain('Running');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('1');
+    await page.waitForSelector('[data-testid="tool-unreadable"]', { hidden: true });
+    await panel.tools.select('get-resource-links');
+  });
+
   it('shows resource links as links to the Resources view', async () => {
     await panel.tools.run();
     await panel.tools.resultWith('resource links');
