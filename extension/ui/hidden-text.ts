@@ -105,78 +105,147 @@ function plural(count: number, what: string): string {
   return `${count} ${what}${count === 1 ? '' : 's'}`;
 }
 
-/** The run `chars`, found between `before` and `after` in the text, as plain text and marks. */
-function partsOf(chars: string[], before: string | undefined, after: string | undefined): TextPart[] {
+/** At most this many marks a text: past them, its other hidden characters are counted, not marked. */
+export const MAX_MARKS = 100;
+/** At most this many characters of what tags or selectors spell are shown in their mark. */
+const MAX_SPELLED = 200;
+
+const EMOJI = /\p{Emoji}/u;
+const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
+const MARK = /\p{M}/u;
+const IDEOGRAPHIC = /\p{Ideographic}/u;
+const MONGOLIAN = /\p{Script=Mongolian}/u;
+const HIEROGLYPH = /\p{Script=Egyptian_Hieroglyphs}/u;
+
+const isJoiner = (char: string): boolean => char === '\u200C' || char === '\u200D';
+const isFormControlOfHieroglyphs = (code: number): boolean => code >= 0x13430 && code <= 0x1345f;
+const isMongolianSelector = (code: number): boolean => (code >= 0x180b && code <= 0x180d) || code === 0x180f;
+
+/**
+ * Whether a whole run of invisible characters, between the visible characters `before` and `after`, is
+ * what text needs there, and so no mark: only runs of one character (or an emoji's selector and joiner)
+ * in the place that character is for. Several in a row, or one where it does nothing, carry something.
+ */
+function needed(run: string[], before: string | undefined, after: string | undefined): boolean {
+  const [first, second] = run as [string, string | undefined];
+  const code = first.codePointAt(0) as number;
+  if (run.length === 1) {
+    if (isJoiner(first)) {
+      // Between two letters of a script that joins (Persian, Indic, emoji), or after a virama.
+      return (before !== undefined && MARK.test(before)) || (!isAscii(before) && !isAscii(after));
+    }
+    if (code === 0xfe0e || code === 0xfe0f) return before !== undefined && EMOJI.test(before);
+    if (code >= 0xfe00 && code <= 0xfe0d) return !isAscii(before);
+    if (code >= 0xe0100 && code <= 0xe01ef) return before !== undefined && IDEOGRAPHIC.test(before);
+    if (isMongolianSelector(code)) return before !== undefined && MONGOLIAN.test(before);
+    if (DRAWN.has(code)) return true;
+  }
+  // An emoji shown as such, joined to the next one (🏳️‍🌈).
+  if (run.length === 2 && first === '\uFE0F' && second === '\u200D') {
+    return before !== undefined && EMOJI.test(before) && after !== undefined && PICTOGRAPHIC.test(after);
+  }
+  // Hieroglyphs arranged into quadrats.
+  return (
+    run.every((char) => isFormControlOfHieroglyphs(char.codePointAt(0) as number)) &&
+    before !== undefined &&
+    HIEROGLYPH.test(before)
+  );
+}
+
+function cut(text: string): string {
+  const chars = [...text];
+  return chars.length > MAX_SPELLED
+    ? `${chars.slice(0, MAX_SPELLED).join('')}… (${chars.length - MAX_SPELLED} more)`
+    : text;
+}
+
+/** The run `chars`, which text does not need, as marks: tags and selectors a mark for each run of them. */
+function marksOf(chars: string[]): TextPart[] {
   const parts: TextPart[] = [];
-  const plain = (char: string): void => {
-    const last = parts[parts.length - 1];
-    if (typeof last === 'string') parts[parts.length - 1] = last + char;
-    else parts.push(char);
-  };
   let i = 0;
   while (i < chars.length) {
     const char = chars[i] as string;
     const code = char.codePointAt(0) as number;
-    const prev = i === 0 ? before : chars[i - 1];
     if (isTag(code) || isSelector(code)) {
       const kind = isTag(code) ? isTag : isSelector;
       let end = i + 1;
       while (end < chars.length && kind(chars[end]!.codePointAt(0) as number)) end++;
       const run = chars.slice(i, end);
-      const raw = run.join('');
-      if (kind === isTag) {
-        parts.push({
-          shown: `[hidden tags: ${JSON.stringify(spelled(run))}]`,
-          title: `${plural(run.length, 'Unicode tag character')}, invisible: they spell what is shown`,
-          raw,
-        });
-      } else if (run.length === 1 && (code === 0xfe0e || code === 0xfe0f || !isAscii(prev))) {
-        plain(char);
-      } else {
-        parts.push({
-          shown: `[hidden bytes: ${JSON.stringify(carried(run))}]`,
-          title: `${plural(run.length, 'variation selector')}, invisible: read as bytes, they carry what is shown`,
-          raw,
-        });
-      }
+      parts.push(
+        kind === isTag
+          ? {
+              shown: `[hidden tags: ${JSON.stringify(cut(spelled(run)))}]`,
+              title: `${plural(run.length, 'Unicode tag character')}, invisible: they spell what is shown`,
+              raw: run.join(''),
+            }
+          : {
+              shown: `[hidden bytes: ${JSON.stringify(cut(carried(run)))}]`,
+              title: `${plural(run.length, 'variation selector')}, invisible: read as bytes, they carry what is shown`,
+              raw: run.join(''),
+            },
+      );
       i = end;
       continue;
     }
-    const next = i + 1 < chars.length ? chars[i + 1] : after;
-    const joinsWords = (char === '\u200C' || char === '\u200D') && !isAscii(prev) && !isAscii(next);
-    if (joinsWords || DRAWN.has(code)) {
-      plain(char);
-    } else {
-      const [short, name] = NAMED[char] ?? [codeOf(char), 'invisible format character'];
-      parts.push({
-        shown: `[${short}]`,
-        title: `${codeOf(char)} ${name}`,
-        raw: char,
-        ...(DIRECTION_MARKS.has(char) && { keep: true }),
-      });
-    }
+    const [short, name] = NAMED[char] ?? [codeOf(char), 'invisible format character'];
+    parts.push({
+      shown: `[${short}]`,
+      title: `${codeOf(char)} ${name}`,
+      raw: char,
+      ...(DIRECTION_MARKS.has(char) && { keep: true }),
+    });
     i++;
   }
   return parts;
 }
 
-/** `text` cut into plain runs and the hidden characters in it, each with the name it is shown by. */
-export function revealParts(text: string): TextPart[] {
+/**
+ * `text` cut into plain runs and the hidden characters in it, each with the name it is shown by. Past
+ * MAX_MARKS marks the rest are left out of what is shown and counted in one last mark, so that a text of
+ * a million hidden characters neither fills the page with marks nor keeps one that reorders what follows;
+ * `all` marks every one, in its place (for JSON, where each becomes an escape).
+ */
+export function revealParts(text: string, options: { all?: boolean } = {}): TextPart[] {
+  const cap = options.all ? Infinity : MAX_MARKS;
   const parts: TextPart[] = [];
   let from = 0;
+  let marks = 0;
+  let left = 0;
+  let leftRaw = '';
   CANDIDATE.lastIndex = 0;
   for (let match = CANDIDATE.exec(text); match; match = CANDIDATE.exec(text)) {
     const [found] = match;
     if (found.codePointAt(0) === FLAG_START) continue;
     const end = match.index + found.length;
-    // Only whether a neighbour is ASCII matters: half of a surrogate pair is not.
-    const run = partsOf([...found], text[match.index - 1], text[end]);
-    if (run.every((part) => typeof part === 'string')) continue;
+    const chars = [...found];
+    const before =
+      match.index > 0 ? String.fromCodePoint(text.codePointAt(match.index - 1) as number) : undefined;
+    // The character before, whole when it is the second half of a surrogate pair (an emoji).
+    const whole =
+      before !== undefined && /[\uDC00-\uDFFF]/.test(before) && match.index > 1
+        ? String.fromCodePoint(text.codePointAt(match.index - 2) as number)
+        : before;
+    const after = end < text.length ? String.fromCodePoint(text.codePointAt(end) as number) : undefined;
+    if (needed(chars, whole, after)) continue;
     if (match.index > from) parts.push(text.slice(from, match.index));
-    parts.push(...run);
     from = end;
+    if (marks >= cap) {
+      left += chars.length;
+      leftRaw += found;
+      continue;
+    }
+    const run = marksOf(chars);
+    marks += run.length;
+    parts.push(...run);
   }
   if (from < text.length || parts.length === 0) parts.push(text.slice(from));
+  if (left) {
+    parts.push({
+      shown: `[${plural(left, 'more hidden character')}, left out]`,
+      title: `Past ${MAX_MARKS} marks, the text's other hidden characters are counted here and not shown`,
+      raw: leftRaw,
+    });
+  }
   return parts;
 }
 
@@ -201,7 +270,7 @@ export function revealHidden(text: string): string {
  */
 export function escapeHidden(json: string): string {
   if (!hasHidden(json)) return json;
-  return revealParts(json)
+  return revealParts(json, { all: true })
     .map((part) =>
       typeof part === 'string'
         ? part

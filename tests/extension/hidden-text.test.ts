@@ -1,7 +1,13 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { flushPromises, mount } from '@vue/test-utils';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { escapeHidden, hasHidden, revealHidden, revealParts } from '../../extension/ui/hidden-text';
+import {
+  escapeHidden,
+  hasHidden,
+  MAX_MARKS,
+  revealHidden,
+  revealParts,
+} from '../../extension/ui/hidden-text';
 import ToolsView from '../../extension/tools/ToolsView.vue';
 import { localStorageStore } from '../../extension/app/key-value-store';
 import { PLATFORM, type Platform } from '../../extension/app/platform';
@@ -79,6 +85,44 @@ describe('what else hides in text', () => {
     expect(revealHidden('x\u206Ay')).toBe('x[U+206A]y');
     // Drawn signs are not hidden.
     expect(hasHidden('\u0600123')).toBe(false);
+  });
+
+  it('marks joiners and selectors that do nothing where they are, however they hide among letters', () => {
+    // A message in joiners between two Chinese characters; selectors joined by joiners.
+    expect(revealHidden('你\u200D\u200C\u200D好')).toBe('你[ZWJ][ZWNJ][ZWJ]好');
+    expect(hasHidden('é\uFE01\u200D\uFE02x')).toBe(true);
+    // A presentation selector after a letter presents nothing.
+    expect(revealHidden('a\uFE0Fb')).toBe('a[hidden bytes: "\\u000f"]b');
+  });
+
+  it('leaves what scripts and emoji need: a joiner after a virama, Mongolian variants, emoji joined', () => {
+    for (const text of [
+      'ന്\u200D word',
+      'क्\u200Dष',
+      'ᠠ\u180Bᠳ',
+      '🏳️\u200D🌈',
+      '❤️\u200D🔥',
+      '#️⃣',
+      '👍🏽',
+      '辻\u{E0101}',
+    ]) {
+      expect(revealHidden(text), JSON.stringify(text)).toBe(text);
+    }
+  });
+
+  it(`marks at most ${MAX_MARKS} hidden characters of a text, counts the rest, and cuts what a long run spells`, () => {
+    const text = 'a\u200B'.repeat(500_000);
+    const parts = revealParts(text);
+    expect(parts.filter((part) => typeof part !== 'string')).toHaveLength(MAX_MARKS + 1);
+    expect(parts.at(-1)).toMatchObject({
+      shown: `[${500_000 - MAX_MARKS} more hidden characters, left out]`,
+    });
+    // What is shown holds every letter and none of the characters left out.
+    expect(revealHidden(text).replace(/\[[^\]]*\]/g, '')).toBe('a'.repeat(500_000));
+    const long = revealHidden(`x${tags('y'.repeat(20_000))}`);
+    expect(long).toBe(`x[hidden tags: "${'y'.repeat(200)}… (19800 more)"]`);
+    // JSON keeps every one, each as an escape in its place.
+    expect(JSON.parse(escapeHidden(JSON.stringify(text)))).toBe(text);
   });
 
   it('keeps a direction mark beside its mark, so right-to-left text still lays out', () => {
