@@ -363,6 +363,22 @@ describe("the popup's tool search", () => {
     expect(wrapper.get('[data-testid="popup-tool-none"]').text()).toBe('No tool matches');
   });
 
+  it('selects the name picked, so that typing next searches afresh', async () => {
+    const wrapper = mountSearch(null);
+    onTestFinished(() => wrapper.unmount());
+    const search = wrapper.get('[data-testid="popup-tool"]');
+    (search.element as HTMLInputElement).focus();
+    await search.trigger('focus');
+    await search.setValue('tool-4242');
+    await search.trigger('keydown', { key: 'Enter' });
+    expect(wrapper.emitted('tool')).toEqual([['tool-4242', 4242]]);
+    await wrapper.setProps({ toolName: 'tool-4242' });
+    await flushPromises();
+    const box = search.element as HTMLInputElement;
+    expect(box.value).toBe('tool-4242');
+    expect([box.selectionStart, box.selectionEnd]).toEqual([0, 'tool-4242'.length]);
+  });
+
   it('marks the hidden characters of a tool name in its option', async () => {
     const wrapper = mount(PopupPicker, {
       props: {
