@@ -70,8 +70,14 @@ describe('client features in the panel', USER_FLOW, () => {
     );
     expect(await panel.page.$('[data-testid="root-0"] .error-text')).toBeNull();
     expect(await panel.serverInfo.saveRootsEnabled()).toBe(false);
-    await panel.page.keyboard.press('Tab');
+    // Asked to save as it is, it says why not, and keeps the keyboard there.
+    await panel.page.keyboard.down('Control');
+    await panel.page.keyboard.press('Enter');
+    await panel.page.keyboard.up('Control');
     await panel.serverInfo.rootProblem(0, 'a URI is needed');
+    expect(await panel.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+      'root-uri-0',
+    );
     expect(await panel.serverInfo.saveRootsEnabled()).toBe(false);
     await panel.serverInfo.fillRoot(0, 'https://not-a-folder');
     await panel.serverInfo.rootProblem(0, 'use a file:// URI');
