@@ -14,11 +14,20 @@ import type { UserTokenValidator } from '../security/user-tokens.ts';
 import { corkForTick } from '../http/cork-for-tick.ts';
 import { malformedTargetMessage, requestTarget } from '../http/request-target.ts';
 import { refuseOnSocket } from '../http/socket-answers.ts';
-import { liveEventFrame, liveFrame, rpcFrame } from '../logs/serialise.ts';
+import { liveEventFrame, liveFrame, rpcFrame, rpcFrameParts } from '../logs/serialise.ts';
 import { VERSION } from '../version.ts';
 import type { LiveEvents } from './live-events.ts';
 
 export const LIVE_PATH = '/api/mcp/ws';
+
+/** What a client that saw another daemon run gets: the last entries, as many as a page opening asks for. */
+const AFTER_RESTART = 1000;
+/** A replay is sent this many entries a turn of the event loop, so that others are served meanwhile, */
+const REPLAY_SLICE = 100;
+/** and waits while this many bytes are still unsent to its client. */
+const REPLAY_IN_FLIGHT = 1024 * 1024;
+/** An entry of up to this many bytes is framed in one copy; a larger one is sent as the bytes kept. */
+const ONE_FRAME_BYTES = 16 * 1024;
 
 export interface LiveChannelOptions {
   bus: LogBus;
@@ -168,28 +177,64 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
       ws.send(bytes, { binary: false });
     };
     const lastSeq = options.bus.lastSeq;
-    // A replay can be thousands of entries: they leave with the hello in a few writes.
     hold();
     ws.send(JSON.stringify({ type: 'hello', bootId, version: VERSION, lastSeq } satisfies LiveMessage));
-    // Resume only within the same daemon run: after a restart the sequence numbers start again, and
-    // everything this run has logged is new to a client that saw another run, so it gets all we kept.
+    // Resume only within the same daemon run: after a restart the sequence numbers start again, and a
+    // client that saw another run gets this run's last entries, as a page that opens does.
     const since = Number(query.get('since'));
     const replay = Number(query.get('replay'));
     const knownBoot = query.get('bootId');
     // Its big messages come cut, so a log of large results does not hold up the page that opens.
     const backlog =
-      knownBoot !== null
-        ? options.bus.replayJsonSince(
-            knownBoot === bootId && Number.isInteger(since) && since >= 0 ? since : 0,
-          )
-        : Number.isInteger(replay) && replay > 0
+      knownBoot === null
+        ? Number.isInteger(replay) && replay > 0
           ? options.bus.replayJsonLast(replay)
-          : [];
-    for (const json of backlog) ws.send(rpcFrame(json), { binary: false });
+          : []
+        : knownBoot === bootId && Number.isInteger(since) && since >= 0
+          ? options.bus.replayJsonSince(since)
+          : options.bus.replayJsonLast(AFTER_RESTART);
+
+    // The replay goes out a slice a turn, as the client takes it, each large entry the bytes the log
+    // keeps (fragments of one message, not a copy): a thousand pages opening at once over a log of large
+    // results hold no more memory than the log, and the daemon answers others meanwhile. What happens
+    // meanwhile waits behind it, so nothing is missed or sent twice.
+    let next = 0;
+    let replaying = backlog.length > 0;
+    const waiting: Buffer[] = [];
+    let waitingBytes = 0;
+    const pump = (): void => {
+      for (let sent = 0; next < backlog.length; sent++) {
+        if (ws.readyState !== ws.OPEN) return;
+        if (ws.bufferedAmount > REPLAY_IN_FLIGHT) return void setTimeout(pump, 10);
+        if (sent === REPLAY_SLICE) return void setImmediate(pump);
+        const json = backlog[next++] as Buffer;
+        hold();
+        if (json.length <= ONE_FRAME_BYTES) ws.send(rpcFrame(json), { binary: false });
+        else {
+          const [open, body, close] = rpcFrameParts(json);
+          ws.send(open, { binary: false, fin: false });
+          ws.send(body, { binary: false, fin: false });
+          ws.send(close, { binary: false, fin: true });
+        }
+      }
+      replaying = false;
+      for (const bytes of waiting) send(bytes);
+      waiting.length = 0;
+    };
+    const feed = (bytes: Buffer): void => {
+      if (!replaying) return send(bytes);
+      waitingBytes += bytes.length;
+      if (waitingBytes <= options.maxBufferedBytes) return void waiting.push(bytes);
+      // A client that takes neither its replay nor what came since is closed as a slow one is.
+      stopFeeding();
+      waiting.length = 0;
+      ws.close(4008, 'Too slow: resume with since');
+    };
 
     // Each message's bytes are made once for all clients.
-    const unsubscribeLog = options.bus.subscribe((entry) => send(liveFrame(entry)));
-    const unsubscribeEvents = options.events.subscribe((event) => send(liveEventFrame(event)));
+    const unsubscribeLog = options.bus.subscribe((entry) => feed(liveFrame(entry)));
+    const unsubscribeEvents = options.events.subscribe((event) => feed(liveEventFrame(event)));
+    pump();
     function stopFeeding(): void {
       unsubscribeLog();
       unsubscribeEvents();

@@ -206,6 +206,8 @@ export class LogBus {
   private readonly weights: Float64Array;
   /** The entry in the same slot as a replay sends it cut (redacted), when its JSON is over `replayLimits.small` bytes. */
   private readonly cuts: (RpcLogEntry | undefined)[];
+  /** The server of the entry in the same slot: a replay for some servers picks entries without reading them. */
+  private readonly servers: (string | undefined)[];
   /** The weights of the entries held, summed. */
   private held = 0;
   /** No entry older than this one is held. */
@@ -225,6 +227,7 @@ export class LogBus {
     this.ring = new Array(capacity);
     this.owed = new Array(capacity);
     this.cuts = new Array(capacity);
+    this.servers = new Array(capacity);
     this.weights = new Float64Array(capacity);
     this.seqs = new Float64Array(capacity);
     this.chunks = new Int32Array(capacity).fill(-1);
@@ -258,6 +261,7 @@ export class LogBus {
     if (this.seqs[slot] !== 0) this.held -= this.weights[slot] ?? 0;
     this.hold(slot, entry);
     this.owed[slot] = redact;
+    this.servers[slot] = entry.serverId;
     this.weights[slot] = weight;
     this.seqs[slot] = entry.seq;
     this.held += weight;
@@ -321,6 +325,7 @@ export class LogBus {
     this.held -= this.weights[slot] ?? 0;
     this.release(slot);
     this.owed[slot] = undefined;
+    this.servers[slot] = undefined;
     this.seqs[slot] = 0;
   }
 
@@ -366,14 +371,39 @@ export class LogBus {
    * again: many pages opening at once cost a copy each.
    */
   replayJsonSince(seq: number): Buffer[] {
-    return this.replaySlots(seq).map(({ slot, cut }) => {
-      if (cut) return Buffer.from(stringifyEntry(this.cuts[slot] as RpcLogEntry));
-      const chunk = this.chunks[slot] as number;
-      if (chunk >= 0 && !this.owed[slot]) {
-        return this.arena.bytes(chunk, this.offsets[slot] as number, this.lengths[slot] as number);
-      }
-      return Buffer.from(stringifyEntry(this.readAt(slot)));
-    });
+    return this.replaySlots(seq).map(({ slot, cut }) =>
+      cut ? Buffer.from(stringifyEntry(this.cuts[slot] as RpcLogEntry)) : this.jsonAt(slot),
+    );
+  }
+
+  /**
+   * As `since`, each entry whole as its JSON, with its number, for the Server-Sent Events stream; only
+   * those of `serverIds` when given. An entry kept as text and owing no redaction is its bytes as kept,
+   * not parsed and written again, nor copied: many streams replaying at once cost no more memory.
+   */
+  wholeJsonSince(seq: number, serverIds?: ReadonlySet<string>): Array<{ seq: number; json: Buffer }> {
+    const entries: Array<{ seq: number; json: Buffer }> = [];
+    for (let s = Math.max(seq + 1, this.oldest); s < this.nextSeq; s++) {
+      const slot = s % this.capacity;
+      if (this.seqs[slot] !== s) continue;
+      if (serverIds && !serverIds.has(this.servers[slot] as string)) continue;
+      entries.push({ seq: s, json: this.jsonAt(slot) });
+    }
+    return entries;
+  }
+
+  /** As `wholeJsonSince`, the last `count`. */
+  wholeJsonLast(count: number, serverIds?: ReadonlySet<string>): Array<{ seq: number; json: Buffer }> {
+    return this.wholeJsonSince(this.lastAfter(count), serverIds);
+  }
+
+  /** The entry in a slot as its JSON, redacted: the bytes kept, when it is kept as text and owes nothing. */
+  private jsonAt(slot: number): Buffer {
+    const chunk = this.chunks[slot] as number;
+    if (chunk >= 0 && !this.owed[slot]) {
+      return this.arena.bytes(chunk, this.offsets[slot] as number, this.lengths[slot] as number);
+    }
+    return Buffer.from(stringifyEntry(this.readAt(slot)));
   }
 
   /** As `replayJsonSince`, the last `count`. */

@@ -61,6 +61,11 @@ export function rpcFrame(entryJson: Buffer): Buffer {
   return Buffer.concat([RPC_OPEN_BYTES, entryJson, RPC_CLOSE_BYTES]);
 }
 
+/** The same message in three parts, the entry's bytes not copied: sent as the fragments of one message. */
+export function rpcFrameParts(entryJson: Buffer): [Buffer, Buffer, Buffer] {
+  return [RPC_OPEN_BYTES, entryJson, RPC_CLOSE_BYTES];
+}
+
 /** A live-channel `rpc` message, the same as `stringifyLive({ type: 'rpc', entry })`, once for every client. */
 export const liveFrame = once((entry: RpcLogEntry) => Buffer.from(RPC_OPEN + entryJson(entry) + RPC_CLOSE));
 

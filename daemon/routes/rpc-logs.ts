@@ -14,12 +14,25 @@ export interface RpcLogsOptions {
   maxBufferedBytes: number;
 }
 
-function startAfter(req: Request, bus: LogBus): RpcLogEntry[] {
+/** What a new stream replays first: after its Last-Event-ID, or its last `?replay=N`, or nothing. */
+function replayOf(
+  req: Request,
+  bus: LogBus,
+  serverIds: ReadonlySet<string> | undefined,
+): Array<{ seq: number; json: Buffer }> {
   const lastEventId = req.header('last-event-id') ?? (req.query.lastEventId as string | undefined);
-  if (lastEventId !== undefined && /^\d+$/.test(lastEventId)) return bus.since(Number(lastEventId));
+  if (lastEventId !== undefined && /^\d+$/.test(lastEventId)) {
+    return bus.wholeJsonSince(Number(lastEventId), serverIds);
+  }
   const replay = Number(req.query.replay);
-  return Number.isInteger(replay) && replay > 0 ? bus.last(replay) : [];
+  return Number.isInteger(replay) && replay > 0 ? bus.wholeJsonLast(replay, serverIds) : [];
 }
+
+const EVENT_END = Buffer.from('\n\n');
+/** How long a stream dropped for being slow may take to read what it was sent, before it is cut off. */
+const SLOW_GRACE_MS = 5000;
+/** An entry of up to this many bytes goes in one write with its event's lines; a larger one as it is kept. */
+const ONE_WRITE_BYTES = 16 * 1024;
 
 /** `GET /api/mcp/rpc-logs`: Server-Sent Events of every JSON-RPC message (DESIGN "Logs"). */
 export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
@@ -36,12 +49,15 @@ export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
     res.write('retry: 2000\n\n');
 
     let open = true;
-    const close = (): void => {
+    const close = (slow = false): void => {
       if (!open) return;
       open = false;
       unsubscribe();
       clearInterval(keepalive);
       res.end();
+      // Dropped for being slow, it has a few seconds to read what it was sent: end() alone held that in
+      // the daemon for as long as the client kept the connection open without reading.
+      if (slow) setTimeout(() => res.destroy(), SLOW_GRACE_MS).unref();
     };
     const wants = (entry: RpcLogEntry): boolean => !wanted || wanted.has(entry.serverId);
     // The same bytes go to every subscriber (made once per entry), and a tick's entries in one write.
@@ -49,17 +65,49 @@ export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
       if (open) res.write(chunk);
     });
     const write = (entry: RpcLogEntry): void => batch.push(sseFrame(entry));
-    // The replay is bounded by the ring buffer, so it is written whole; the same tick then subscribes,
-    // so nothing is missed or sent twice between the two.
-    for (const entry of startAfter(req, bus)) if (wants(entry)) write(entry);
+
+    // The replay goes out as the reader takes it, each entry the bytes the log keeps (no copy): many
+    // streams opening at once over a log of large results hold no more memory than the log. What is
+    // published meanwhile waits behind it, so nothing is missed or sent twice.
+    const backlog = replayOf(req, bus, wanted);
+    const waiting: RpcLogEntry[] = [];
+    let waitingBytes = 0;
+    let replaying = backlog.length > 0;
+    let next = 0;
+    const pump = (): void => {
+      while (open && next < backlog.length) {
+        const { seq, json } = backlog[next++] as { seq: number; json: Buffer };
+        const head = Buffer.from(`id: ${seq}\ndata: `);
+        const flowing =
+          json.length <= ONE_WRITE_BYTES
+            ? res.write(Buffer.concat([head, json, EVENT_END]))
+            : (res.write(head), res.write(json), res.write(EVENT_END));
+        if (!flowing) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      if (!open) return;
+      replaying = false;
+      for (const entry of waiting) write(entry);
+      waiting.length = 0;
+    };
     const unsubscribe = bus.subscribe((entry) => {
       if (!open || !wants(entry)) return;
+      if (replaying) {
+        // A reader that takes neither the replay nor what came since is dropped as a slow one is.
+        waitingBytes += sseFrame(entry).length;
+        if (waitingBytes > options.maxBufferedBytes) close(true);
+        else waiting.push(entry);
+        return;
+      }
       // Dropped when it has not taken what it was already sent: one large message alone never drops a fast reader.
-      if (res.writableLength > options.maxBufferedBytes) close();
+      if (res.writableLength > options.maxBufferedBytes) close(true);
       else write(entry);
     });
     const keepalive = setInterval(() => res.write(': keepalive\n\n'), options.keepaliveMs);
-    req.on('close', close);
+    req.on('close', () => close());
+    pump();
   });
   // One entry whole: what the live channel's replay sent cut (`entry.cut`). `?bootId=` names the daemon
   // run that numbered it: the next run numbers its entries from 1 again.

@@ -350,7 +350,34 @@ describe('replay and resume', () => {
     });
   });
 
-  it('sends everything it kept when bootId names another daemon run (a client from before a restart)', async () => {
+  it('replays the last 1,000 to a client of another run, in slices, with what comes meanwhile after it', async () => {
+    const d = await daemonWith();
+    const publish = (n: number): void => {
+      d.daemon.bus.publish({
+        type: 'rpc',
+        serverId: 's',
+        direction: 'receive',
+        timestamp: new Date().toISOString(),
+        // Over 16 KiB: those sent whole go as the bytes the log keeps, in fragments of one message.
+        message: { jsonrpc: '2.0', id: n, result: { text: 'x'.repeat(20_000) } },
+      });
+    };
+    for (let n = 1; n <= 1_500; n++) publish(n);
+    await new Promise((resolve) => setImmediate(resolve));
+    const resumed = await live(d, { bootId: randomUUID(), since: '5' });
+    // Published while the replay goes out, a slice a turn.
+    for (let n = 1_501; n <= 1_550; n++) {
+      publish(n);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await resumed.until((m) => entries(m).length >= 1_050);
+    expect(seqs(resumed.messages)).toEqual(range(501, 1_550));
+    const whole = entries(resumed.messages).filter((entry) => entry.cut === undefined);
+    expect(whole.length).toBeGreaterThan(100);
+    expect((whole.at(-1)?.message as { result: { text: string } }).result.text).toHaveLength(20_000);
+  });
+
+  it("sends the new run's entries when bootId names another daemon run (a client from before a restart)", async () => {
     const d = await daemonWith({ everything: everythingStdio() });
     const other = await daemonWith();
     const first = await live(d);
@@ -368,7 +395,7 @@ describe('replay and resume', () => {
       expect(lastSeq).toBeGreaterThan(0);
       await echoSeen(d, fresh, `fresh ${bootId}`);
       const seqs = entries(fresh.messages).map((e) => e.seq);
-      // Everything this run logged, from its first entry, once each and in order.
+      // This run's entries (fewer than 1,000 here), from its first, once each and in order.
       expect(seqs[0]).toBe(1);
       expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
       fresh.close();

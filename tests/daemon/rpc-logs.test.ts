@@ -82,6 +82,10 @@ async function openLog(
   return stream;
 }
 
+/** `from`, `from + 1`, …, `to`. */
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
 async function daemonWith(
   servers: Record<string, ServerConfig>,
   options: Partial<DaemonOptions> = {},
@@ -232,6 +236,68 @@ describe('rpc-logs stream', () => {
 
     reading.close();
     await vi.waitFor(() => expect(d.daemon.bus.subscriberCount).toBe(0), { timeout: 5000, interval: 20 });
+  });
+
+  it('replays whole and in order to many streams at once, with what comes meanwhile after, of the servers asked', async () => {
+    const d = await daemonWith({});
+    const publish = (n: number): void => {
+      d.daemon.bus.publish({
+        type: 'rpc',
+        serverId: n % 2 ? 'odd' : 'even',
+        direction: 'receive',
+        timestamp: new Date().toISOString(),
+        message: {
+          jsonrpc: '2.0',
+          id: n,
+          result: { text: `${n} `.padEnd(n % 10 === 0 ? 40_000 : 100, 'x') },
+        },
+      });
+    };
+    for (let n = 1; n <= 400; n++) publish(n);
+    await new Promise((resolve) => setImmediate(resolve));
+    const streams = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => openLog(d, i % 2 ? '?replay=1000&serverIds=odd' : '?replay=1000')),
+    );
+    for (const stream of streams) onTestFinished(() => stream.close());
+    for (let n = 401; n <= 420; n++) {
+      publish(n);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const [i, stream] of streams.entries()) {
+      const expected = i % 2 ? range(1, 420).filter((n) => n % 2) : range(1, 420);
+      await stream.until(() => stream.events.length >= expected.length);
+      expect(stream.events.map((event) => Number(event.id))).toEqual(expected);
+      expect(stream.events.map((event) => event.entry.seq)).toEqual(expected);
+      // The large ones come whole (the live channel's replay cuts them; this stream never does).
+      const tenth = stream.events.find((event) => event.entry.seq === 10);
+      if (tenth) expect(JSON.stringify(tenth.entry.message)).toContain('x'.repeat(39_000));
+    }
+  });
+
+  it('cuts off a stream dropped as too slow that then never reads', async () => {
+    const d = await daemonWith({ e: everythingStdio() }, { sseMaxBufferedBytes: 64 * 1024 });
+    await d.api('POST', '/api/mcp/servers/e/connect');
+    const stalled = await fetch(`${d.url}/api/mcp/rpc-logs`, { headers: { 'X-Inspector-Token': d.token } });
+    const big = 'x'.repeat(100_000);
+    for (let calls = 0; calls < 300 && d.daemon.bus.subscriberCount === 1; calls++) await echo(d, 'e', big);
+    expect(d.daemon.bus.subscriberCount).toBe(0);
+    const dropped = Date.now();
+    // The client never reads: a few seconds later the daemon lets go of what it had sent it.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // Read now, what it had been sent is cut short: the daemon closed the connection without ending it.
+    const reader = (stalled.body as ReadableStream<Uint8Array>).getReader();
+    const outcome = await (async () => {
+      try {
+        for (;;) {
+          const { done } = await reader.read();
+          if (done) return 'ended';
+        }
+      } catch {
+        return 'cut off';
+      }
+    })();
+    expect(outcome).toBe('cut off');
+    expect(Date.now() - dropped).toBeGreaterThan(5_000);
   });
 
   it("publishes STDIO stderr lines with direction 'stderr', with env values masked", async () => {
