@@ -54,6 +54,8 @@ export interface FormField {
   format?: string;
   /** A string that looks like long free text: offered as a textarea first. */
   multiline?: boolean;
+  /** The schema gives the field a `default` (its `value` is that, not the one of its type). */
+  hasDefault?: boolean;
   children?: FormField[];
   items?: JsonSchema;
   /** The types a union field can take, each a field of the same name; `variantLabels` names them. */
@@ -407,6 +409,7 @@ function fieldFromSchema(name: string, property: unknown, required: boolean, bud
     field.variantLabels = union.labels;
   }
   field.value = defaultValue(field, schema);
+  if ('default' in schema) field.hasDefault = true;
   return field;
 }
 
@@ -437,21 +440,26 @@ export function initialValue(schema: JsonSchema | undefined): Record<string, unk
 }
 
 /**
- * The form's first value for an elicitation: as `initialValue`, but an optional pick list or checkbox that
- * the schema gives no default starts unset ("—", unchecked and not sent). An answer goes to the server as
- * the user's, and the first member or `false` would be one they never gave. (A tool's form follows SPEC
- * part 2: "value is a default for the type".)
+ * The form's first value for an elicitation: as `initialValue`, but a pick list or an optional checkbox
+ * that the schema gives no default starts unset ("—", unchecked and not sent; a required pick list must
+ * then be picked). An answer goes to the server as the user's, and the first member or `false` would be
+ * one they never gave. (A tool's form follows SPEC part 2: "value is a default for the type".)
  */
 export function elicitationInitialValue(schema: JsonSchema | undefined): Record<string, unknown> {
-  const fields = fieldsFromSchema(schema);
+  return unsetPicks(fieldsFromSchema(schema));
+}
+
+/**
+ * The value of `fields` with each pick list the schema gives no default unset (a required one too: it must
+ * be picked), and each optional checkbox without one; inside objects as well.
+ */
+function unsetPicks(fields: FormField[]): Record<string, unknown> {
   const value = valueOf(fields);
-  const properties = isObject(schema?.properties) ? schema.properties : {};
   for (const field of fields) {
-    const own = properties[field.name];
-    const hasDefault = isObject(own) && 'default' in own;
-    if (!field.required && !hasDefault && (field.type === 'enum' || field.type === 'boolean')) {
+    if (field.type === 'object' && field.children) value[field.name] = unsetPicks(field.children);
+    else if (field.hasDefault) continue;
+    else if (field.type === 'enum' || (field.type === 'boolean' && !field.required))
       value[field.name] = undefined;
-    }
   }
   return value;
 }

@@ -118,7 +118,7 @@ describe('ElicitationDialog', () => {
     ]);
   });
 
-  it('sends no pick or checkbox the user left alone, unless the schema gives it a default', async () => {
+  it('sends no pick or optional checkbox the user left alone, unless the schema gives it a default', async () => {
     const requestedSchema = {
       type: 'object',
       properties: {
@@ -134,11 +134,30 @@ describe('ElicitationDialog', () => {
     expect((wrapper.get('[data-testid="field-region"]').element as HTMLSelectElement).value).toBe('');
     expect((wrapper.get('[data-testid="field-confirm"]').element as HTMLInputElement).checked).toBe(false);
     await wrapper.get('[data-testid="field-host"]').setValue('prod.example.com');
+    // A required pick list without a default must be picked: Accept waits for it.
+    expect(wrapper.get('[data-testid="elicit-missing"]').text()).toBe('Required: plan');
+    await wrapper.get('[data-testid="field-plan"]').setValue('b');
     await wrapper.get('[data-testid="elicit-accept"]').trigger('click');
-    // A required pick list starts on its first member, as a tool's form does.
     expect(wrapper.emitted('respond')).toEqual([
-      [{ action: 'accept', content: { host: 'prod.example.com', tier: 'paid', plan: 'a' } }],
+      [{ action: 'accept', content: { host: 'prod.example.com', tier: 'paid', plan: 'b' } }],
     ]);
+  });
+
+  it('finds a default behind $ref and inside objects, and unsets the picks nested without one', async () => {
+    const requestedSchema = {
+      type: 'object',
+      $defs: { Region: { type: 'string', enum: ['eu', 'us'], default: 'us' } },
+      properties: {
+        region: { $ref: '#/$defs/Region' },
+        options: {
+          type: 'object',
+          properties: { fast: { type: 'boolean' }, size: { type: 'string', enum: ['s', 'm'] } },
+        },
+      },
+    };
+    const wrapper = open({ elicitation: elicitation({ message: 'Where?', requestedSchema }) });
+    await wrapper.get('[data-testid="elicit-accept"]').trigger('click');
+    expect(wrapper.emitted('respond')).toEqual([[{ action: 'accept', content: { region: 'us' } }]]);
   });
 
   it('declines and cancels without content', async () => {
@@ -300,7 +319,7 @@ describe('ElicitationDialog', () => {
           .get('[data-testid="field-plan"]')
           .findAll('option')
           .map((o) => o.text()),
-      ).toEqual(['Free tier', 'Professional']);
+      ).toEqual(['—', 'Free tier', 'Professional']);
       expect(
         wrapper
           .get('[data-testid="field-legacy"]')
@@ -354,8 +373,10 @@ describe('ElicitationDialog', () => {
       await wrapper.get('[data-testid="field-nick"]').setValue('ada');
       await wrapper.get('[data-testid="option-toppings-0"]').setValue(false);
       expect(wrapper.find('[data-testid="error-email"]').exists()).toBe(false);
-      expect(accept.attributes()).not.toHaveProperty('disabled');
+      // The plan, required and without a default, is not picked for the user: Accept waits for it.
+      expect(accept.attributes()).toHaveProperty('disabled');
       await wrapper.get('[data-testid="field-plan"]').setValue('pro');
+      expect(accept.attributes()).not.toHaveProperty('disabled');
       await wrapper.get('[data-testid="field-start"]').setValue('2026-05-04T09:15');
       await accept.trigger('click');
       const [[response]] = wrapper.emitted('respond') as [
@@ -375,7 +396,7 @@ describe('ElicitationDialog', () => {
 
     it('names the required multi-select left empty', () => {
       const wrapper = open({ elicitation: elicitation({ message: 'Order', requestedSchema: schema }) });
-      expect(wrapper.get('[data-testid="elicit-missing"]').text()).toBe('Required: email');
+      expect(wrapper.get('[data-testid="elicit-missing"]').text()).toBe('Required: email, plan');
       expect(wrapper.findAll('[data-testid="elicit-invalid"]').map((e) => e.text())).toEqual([
         'toppings: Pick at least 1',
       ]);
