@@ -219,7 +219,7 @@ describe('ElicitationDialog', () => {
     expect(link.get('strong').text()).toBe('https://moc.elpmaxe-live');
     expect(link.text()).toBe('https://moc.elpmaxe-live/');
     expect(wrapper.get('[data-testid="elicit-url-userinfo"]').text()).toBe(
-      'It starts with “accounts.google.com%E2%80%AE@”, a user name: it goes to https://moc.elpmaxe-live.',
+      'It starts with “accounts.google.com%E2%80%AE@”: what comes before the @ is a login, not where it goes. It goes to https://moc.elpmaxe-live.',
     );
     expect(wrapper.get('[data-testid="elicit-message"]').text()).toBe('Sign in to [RLO]elgoog');
   });

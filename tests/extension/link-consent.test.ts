@@ -105,7 +105,7 @@ describe('LinkConsent', () => {
     expect(url.attributes('data-url')).toBe('https://docs.example.com:x@evil.test/a?b#c');
     expect(url.text()).toBe('https://evil.test/a?b#c');
     expect(wrapper.get('[data-testid="widget-link-userinfo"]').text()).toBe(
-      'It starts with “docs.example.com:x@”, a user name: it goes to https://evil.test.',
+      'It starts with “docs.example.com:x@”: what comes before the @ is a login, not where it goes. It goes to https://evil.test.',
     );
     expect(prompt().find('[data-testid="widget-link-userinfo"]').exists()).toBe(false);
   });
