@@ -143,7 +143,12 @@ async function openOut(path: string): Promise<{ stream: WriteStream; finish(keep
 }
 
 /** Lists what the server declares and makes the calls; a failure is told and recorded as it was answered. */
-async function exercise(session: Session, header: SessionHeader, toCall: Call[]): Promise<void> {
+async function exercise(
+  session: Session,
+  header: SessionHeader,
+  toCall: Call[],
+  stopped?: AbortSignal,
+): Promise<void> {
   const capabilities = header.server.capabilities ?? {};
   const steps: Array<[string, () => Promise<unknown>]> = [];
   if (capabilities.tools) steps.push(['tools/list', () => session.listTools()]);
@@ -152,9 +157,12 @@ async function exercise(session: Session, header: SessionHeader, toCall: Call[])
   for (const call of toCall)
     steps.push([`the call of "${call.name}"`, () => session.callTool(call.name, call.args)]);
   for (const [what, step] of steps) {
+    // Stopped (Ctrl+C), the rest is not asked: the recording ends with what was done.
+    if (stopped?.aborted) return;
     try {
       await step();
     } catch (error) {
+      if (stopped?.aborted) return;
       console.error(
         terminalSafe(
           `inspector-daemon record: ${what} failed (${classify(error).message}); recorded as answered`,
@@ -215,13 +223,20 @@ async function recordThroughDaemon(
   out: string,
 ): Promise<number> {
   const stopped = new AbortController();
-  const stop = (): void => stopped.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  let session: Session | undefined;
+  // Ctrl+C (again and again) ends the recording cleanly: a call under way is cancelled in the daemon,
+  // which would otherwise stay busy with it, and the file is finished with what came.
+  const stop = (): void => {
+    if (stopped.signal.aborted) return;
+    stopped.abort();
+    void session?.close();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
     const answerer = new Answerer(readAnswers((values.answer as string[] | undefined) ?? []));
     // Connected first, so the header carries the server's info and capabilities.
-    const session = await openDaemon(access, serverId, answerer, callTimeoutMs(values));
+    session = await openDaemon(access, serverId, answerer, callTimeoutMs(values));
     const api = new DaemonApi(access);
     const header = sessionHeader(await api.call('GET /servers/:id', { id: serverId }));
     file.write(formatLine(header));
@@ -231,8 +246,10 @@ async function recordThroughDaemon(
       if (entry.direction === 'send' || entry.direction === 'receive') recorded++;
     });
     await following.started;
-    await exercise(session, header, toCall);
-    console.error(`inspector-daemon record: recording "${serverId}" to ${out}; Ctrl+C to stop`);
+    await exercise(session, header, toCall, stopped.signal);
+    if (!stopped.signal.aborted) {
+      console.error(`inspector-daemon record: recording "${serverId}" to ${out}; Ctrl+C to stop`);
+    }
     await following.ended;
     console.log(`recorded ${recorded} messages of "${serverId}" to ${out}`);
     return EXIT.ok;

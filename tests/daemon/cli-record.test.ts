@@ -20,6 +20,7 @@ import {
   DAEMON_COMMAND,
   EVERYTHING,
   everythingStdio,
+  fixtureStdio,
   FIXTURES,
   freePort,
   ROOT,
@@ -393,6 +394,51 @@ describe('record through a daemon', () => {
     expect(await replayed.callTool({ name: 'echo', arguments: { message: 'from the panel' } })).toEqual({
       content: [{ type: 'text', text: 'Echo: from the panel' }],
     });
+  }, 60_000);
+});
+
+describe('record through a daemon, stopped during its --call', () => {
+  it('cancels the call in the daemon and writes the file at the first Ctrl+C, and a second changes nothing', async () => {
+    const daemon = await startDaemon();
+    onTestFinished(() => daemon.close());
+    const put = await daemon.api('PUT', '/api/mcp/servers/tools', {
+      config: fixtureStdio('tools-server.ts'),
+    });
+    expect(put.status).toBeLessThan(300);
+    const file = join(dir, 'stopped-call.jsonl');
+    const recording = start([
+      'record',
+      '--daemon',
+      daemon.url,
+      '--token',
+      daemon.token,
+      '--server',
+      'tools',
+      '--call',
+      'slow',
+      '--args',
+      '{"ms": 60000}',
+      '--out',
+      file,
+    ]);
+    const deadline = Date.now() + WAIT_MS;
+    while (Date.now() < deadline) {
+      const active = (await daemon.api('GET', '/api/mcp/tools/active')).body.activeExecution;
+      if (active?.toolName === 'slow') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    recording.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    recording.kill('SIGINT');
+    const done = await recording.exited;
+    expect(done.code).toBe(0);
+    expect(done.stderr).not.toMatch(/Ctrl\+C to stop/);
+    expect((await daemon.api('GET', '/api/mcp/tools/active')).body.activeExecution).toBeNull();
+    const [header, ...lines] = await sessionLines(file);
+    expect(header).toMatchObject({ type: 'session', server: { name: 'tools' } });
+    expect(lines.some((line) => line.direction === 'send' && line.message.method === 'tools/call')).toBe(
+      true,
+    );
   }, 60_000);
 });
 
