@@ -73,6 +73,8 @@ export async function openLocal(server: StoredServer, options: LocalOptions): Pr
   }
   const listAll = (method: string, key: string) =>
     safely(async () => (await connection.listAll(method, key)).items);
+  // --timeout holds for a read and a prompt too; without it the SDK's own (60 s) does.
+  const within = options.toolTimeoutMs === undefined ? undefined : { timeout: options.toolTimeoutMs };
   return {
     listTools: () => listAll('tools/list', 'tools'),
     callTool: (name, args) =>
@@ -80,15 +82,22 @@ export async function openLocal(server: StoredServer, options: LocalOptions): Pr
         const result = await connection.callTool(name, args, {
           timeout: options.toolTimeoutMs ?? 5 * 60_000,
           resetTimeoutOnProgress: true,
+          // Asking for progress is what makes the server send it, and progress is what keeps a long
+          // call within its time-out (the SDK sends a progressToken only with this).
+          onprogress: () => {},
         });
         return { result, ...resultProblemOf(result) };
       }),
     listResources: () => listAll('resources/list', 'resources'),
-    readResource: (uri) => safely(() => connection.request('resources/read', { uri })),
+    readResource: (uri) => safely(() => connection.request('resources/read', { uri }, within)),
     listPrompts: () => listAll('prompts/list', 'prompts'),
     getPrompt: (name, args) =>
       safely(() =>
-        connection.request('prompts/get', { name, ...(Object.keys(args).length && { arguments: args }) }),
+        connection.request(
+          'prompts/get',
+          { name, ...(Object.keys(args).length && { arguments: args }) },
+          within,
+        ),
       ),
     server: () => connection.record(),
     close: () => connection.disconnect(),

@@ -214,6 +214,32 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
     );
   });
 
+  it('keeps a call that reports progress within --timeout, and holds a read and a prompt to it too', async () => {
+    // 2.5 s of work, progress every 0.3 s: each report starts the 1 s time-out again.
+    const working = await inspector([
+      'tools',
+      'call',
+      'slow',
+      '--args',
+      '{"ms": 2500, "progressEveryMs": 300}',
+      '--timeout',
+      '1',
+      ...FIXTURE_ARGS,
+    ]);
+    expect(working.stderr).toBe('');
+    expect(working.code).toBe(0);
+    const slowArgs = ['--stdio', fixtureStdioLine('slow-server.ts'), '--cwd', ROOT, '--timeout', '1'];
+    for (const args of [
+      ['resources', 'read', 'slow://wait'],
+      ['prompts', 'get', 'wait'],
+    ]) {
+      // Without --timeout here, each would wait the SDK's 60 s, past this test's own time limit.
+      const run = await inspector([...args, ...slowArgs]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/timed out/);
+    }
+  });
+
   it('prints a tool result with isError and exits 1', async () => {
     const run = await inspector(['tools', 'call', 'get-sum', '--args', '{"a":1}', ...EVERYTHING_ARGS]);
     expect(run.code).toBe(1);
