@@ -36,6 +36,6 @@ export async function runCommand(name: string, args: string[], env: NodeJS.Proce
     console.error(`inspector-daemon: unknown command "${name}" (see --help)`);
     return EXIT.usage;
   }
-  endWhenOutputCloses();
+  endWhenOutputCloses(name === 'test');
   return (await command.load()).run(args, env);
 }

@@ -66,10 +66,16 @@ function end(code: number): void {
 
 /**
  * A reader of the command's output that stops reading (`| head -1`, `| true`) ends the command quietly,
- * as it ends any command-line tool: what is open is closed, and the exit code is the one so far.
+ * as it ends any command-line tool: what is open is closed, and the exit code is the one so far. With
+ * `finish` (a test run, whose outcome is its exit code and its report) the command runs to its end
+ * instead, its output dropped: a CI step piping it through `head` must not pass because it stopped.
  */
-export function endWhenOutputCloses(): void {
+export function endWhenOutputCloses(finish = false): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (finish && error.code === 'EPIPE') {
+      process.stdout.write = (() => true) as typeof process.stdout.write;
+      return;
+    }
     if (error.code !== 'EPIPE')
       process.stderr.write(`inspector-daemon: cannot write the output: ${error.message}\n`);
     const code = typeof process.exitCode === 'number' ? process.exitCode : 0;

@@ -291,6 +291,28 @@ describe('inspector-daemon test', () => {
   );
 
   it(
+    'runs to its end and exits 4 when the reader of its output stops reading (| head -1)',
+    async () => {
+      const dir = await tempDir();
+      const file = await collection(dir, 'failing.json', failing);
+      const report = join(dir, 'report.xml');
+      const env: NodeJS.ProcessEnv = { ...process.env, INSPECTOR_DATA_DIR: dir };
+      for (const name of ['INSPECTOR_TOKEN', 'INSPECTOR_CONFIG', 'NODE_ENV']) delete env[name];
+      const child = spawn(
+        process.execPath,
+        [...DAEMON_COMMAND, 'test', file, '--stdio', EVERYTHING_STDIO, '--junit', report],
+        { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      // Like `head -1`: the first line, then the pipe is closed.
+      child.stdout.once('data', () => child.stdout.destroy());
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(4);
+      expect(checkJunit(await readFile(report, 'utf8'))).toMatchObject({ tests: 2, failures: 1 });
+    },
+    RUN_MS,
+  );
+
+  it(
     'prints no control character of a title or of what the server sent: a terminal would act on them',
     async () => {
       const dir = await tempDir();
