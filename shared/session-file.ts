@@ -5,6 +5,7 @@
  * each, as `line`). Written by `inspector-daemon record` and the panel's Logs view, read by
  * `replay` and `diff`.
  */
+import { exceedsDepth, MAX_MESSAGE_DEPTH } from './json-depth.ts';
 import type { RpcLogEntry } from './logs.ts';
 import type { ServerRecord } from './servers.ts';
 
@@ -97,6 +98,13 @@ export function parseSession(text: string, source: string): Session {
     } catch {
       throw new SessionFileError(
         `${source}: line ${index + 1} is not JSON; a session has one JSON object a line`,
+      );
+    }
+    // A line holds a message one level down: nested deeper than any message the daemon passes on, it
+    // is refused here, before anything walks it (a walk that deep overflows the stack).
+    if (exceedsDepth(value, MAX_MESSAGE_DEPTH + 1)) {
+      throw new SessionFileError(
+        `${source}: line ${index + 1} nests objects and arrays more than ${MAX_MESSAGE_DEPTH + 1} levels deep`,
       );
     }
     if (header) lines.push(checkLine(value, source, index + 1));

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../shared/api.ts';
+import { exceedsDepth, MAX_BODY_DEPTH } from '../../shared/json-depth.ts';
 import { usageError } from './failure.ts';
 
 /**
@@ -32,6 +33,11 @@ export function callArguments(json: string | undefined, pairs: readonly string[]
       // not JSON: the text itself
     }
     args[pair.slice(0, at)] = value;
+  }
+  // As deep as a daemon takes them in a request (its body holds them one level down), here too: the same
+  // arguments go or are refused, whether the call goes through a daemon or not.
+  if (exceedsDepth(args, MAX_BODY_DEPTH - 1)) {
+    throw usageError(`--args nests objects and arrays more than ${MAX_BODY_DEPTH - 1} levels deep`);
   }
   return args;
 }

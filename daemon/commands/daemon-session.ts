@@ -56,6 +56,8 @@ export class DaemonApi {
 
   private async request<T>(method: string, path: string, body: unknown): Promise<T> {
     const { url, token, tokenOrigin } = this.access;
+    // Written before the request: a failure to write it is no failure to reach the daemon.
+    const sent = body === undefined ? undefined : JSON.stringify(body);
     let response: Response;
     try {
       response = await fetch(`${url}/api/mcp${path}`, {
@@ -64,7 +66,7 @@ export class DaemonApi {
           ...(token && { 'X-Inspector-Token': token }),
           ...(body !== undefined && { 'Content-Type': 'application/json' }),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: sent,
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;

@@ -393,6 +393,10 @@ describe('scripted calls to a STDIO server', { timeout: 120_000 }, () => {
     expectUsageError(both, 'tools', /give --stdio or --url, not both/);
     expect(command.code).toBe(2);
     expect(command.stderr.trim()).toBe('inspector-daemon: unknown command "frobnicate" (see --help)');
+    // Nested too deep for a daemon to take, they are refused here as well, before any server starts.
+    const deep = `{"x":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    const tooDeep = await inspector(['tools', 'call', 'echo', '--args', deep, ...EVERYTHING_ARGS]);
+    expectUsageError(tooDeep, 'tools', /--args nests objects and arrays more than 255 levels deep/);
   });
 
   it("prints each command's usage with --help and exits 0", async () => {

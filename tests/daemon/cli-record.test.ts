@@ -543,6 +543,17 @@ describe('bad input and exit codes', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/bad-header\.jsonl: the header's server\.capabilities is not an object/);
 
+    // A line edited to nest deeper than any message the daemon passes on: one line naming it.
+    const deep = join(dir, 'deep.jsonl');
+    await writeFile(
+      deep,
+      '{"type":"session","version":1,"server":{}}\n' +
+        `{"direction":"send","timestamp":"","message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${'['.repeat(20_000)}${']'.repeat(20_000)}}}\n`,
+    );
+    const tooDeep = await inspector(['replay', deep]);
+    expect(tooDeep.code).toBe(2);
+    expect(tooDeep.stderr).toMatch(/deep\.jsonl: line 2 nests objects and arrays more than 1025 levels deep/);
+
     // A byte order mark before the header is read past.
     const marked = join(dir, 'marked.jsonl');
     await writeFile(
