@@ -12,6 +12,7 @@ import {
   routeRequest,
 } from '../../shared/routes.ts';
 import type { Answerer } from './answers.ts';
+import { terminalSafe } from './terminal-safe.ts';
 import { EXIT } from './exit-codes.ts';
 import { CommandError, connectionError, serverError, usageError } from './failure.ts';
 import type { Session, ToolCallOutcome } from './session.ts';
@@ -92,6 +93,19 @@ export class DaemonApi {
       );
     }
     const { error, mcpError } = (json ?? {}) as Partial<ErrorBody>;
+    const busy = (json as { code?: unknown; activeExecution?: { serverId?: unknown; toolName?: unknown } })
+      ?.activeExecution;
+    if ((json as { code?: unknown })?.code === 'execution_busy' && busy) {
+      // The daemon runs one call at a time: say which one holds it, and how to end it.
+      throw new DaemonCallError(
+        terminalSafe(
+          `the daemon is running another call, "${String(busy.toolName)}" of "${String(busy.serverId)}": ` +
+            'wait for it to end, or cancel it in the panel (or POST /api/mcp/tools/cancel)',
+        ),
+        EXIT.connection,
+        response.status,
+      );
+    }
     const message = typeof error === 'string' ? error : `HTTP ${response.status}`;
     const code = exitCodeOf(response.status, mcpError?.code);
     const said =

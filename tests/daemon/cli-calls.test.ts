@@ -633,6 +633,37 @@ describe('scripted calls through a running daemon', { timeout: 120_000 }, () => 
     expect(json(prompt).messages[0].content.text).toContain('Lima');
   });
 
+  it('says which call a busy daemon is running, and how to end it (exit 3)', async () => {
+    expect((await inspector(['servers', 'add', 'busy', ...FIXTURE_ARGS, ...at()])).code).toBe(0);
+    const server = ['--server', 'busy', ...at()];
+    const token = (await readFile(join(dataDir, 'token'), 'utf8')).trim();
+    const activeCall = async () =>
+      (
+        (await (
+          await fetch(`${url}/api/mcp/tools/active`, { headers: { 'X-Inspector-Token': token } })
+        ).json()) as {
+          activeExecution: { id: string; toolName: string } | null;
+        }
+      ).activeExecution;
+    const long = inspector(['tools', 'call', 'slow', '--arg', 'ms=60000', ...server]);
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && (await activeCall())?.toolName !== 'slow') {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const refused = await inspector(['tools', 'call', 'ping', ...server]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr.trim()).toBe(
+      'inspector-daemon tools: the daemon is running another call, "slow" of "busy": ' +
+        'wait for it to end, or cancel it in the panel (or POST /api/mcp/tools/cancel)',
+    );
+    await fetch(`${url}/api/mcp/tools/cancel`, {
+      method: 'POST',
+      headers: { 'X-Inspector-Token': token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ executionId: (await activeCall())?.id }),
+    });
+    expect((await long).code).toBe(1);
+  });
+
   it("passes a tool's result through the daemon as the server sent it", async () => {
     expect((await inspector(['servers', 'add', 'fixture', ...FIXTURE_ARGS, ...at()])).code).toBe(0);
     // The daemon lists the tools before it calls one: the SDK client would then check structuredContent.
