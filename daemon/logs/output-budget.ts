@@ -41,6 +41,11 @@ export class OutputLineBudget {
     this.publish(direction, line);
   }
 
+  /** Writes the note of what was left out now, if one is due: a connection that ends does not wait for it. */
+  flush(): void {
+    if (this.noteTimer) this.note();
+  }
+
   private refill(): void {
     const now = performance.now();
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.perSecond);

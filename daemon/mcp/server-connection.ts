@@ -350,6 +350,8 @@ export class ServerConnection {
       await client.close().catch(() => {});
       this.closing = false;
     }
+    // Lines left out of a flood are said before the log moves on (a command records nothing after this).
+    this.outputLines.flush();
     this.setStatus('disconnected');
   }
 

@@ -299,4 +299,16 @@ describe('a STDIO server flooding stderr and stdout', () => {
         .length,
     ).toBeLessThan(2_500);
   });
+
+  it('says what it left out as the server is disconnected, not a second later', async () => {
+    const d = await daemonWithOutputServer();
+    expect((await call(d, 'flood-lines', { lines: 5_000 })).status).toBe(200);
+    expect((await d.api('POST', '/api/mcp/servers/output/disconnect')).status).toBe(200);
+    // A command (record, --verbose) ends with the connection: a note due later would never be written.
+    const notes = d.daemon.bus
+      .since(0)
+      .map((entry) => String(entry.message))
+      .filter((message) => / lines? not logged: the server wrote more than/.test(message));
+    expect(notes.length).toBeGreaterThan(0);
+  });
 });
