@@ -27,6 +27,7 @@ import {
   startDaemon,
   stopProcess,
   TSX_LOADER,
+  type TestDaemon,
 } from './helpers.ts';
 
 const WAIT_MS = 30_000;
@@ -315,6 +316,21 @@ describe('a recorded server-everything session', () => {
   });
 });
 
+/** `record --daemon` of one of the daemon's servers, to `file`. */
+const recordThrough = (daemon: TestDaemon, serverId: string, file: string, more: string[] = []) =>
+  start([
+    'record',
+    '--daemon',
+    daemon.url,
+    '--token',
+    daemon.token,
+    '--server',
+    serverId,
+    ...more,
+    '--out',
+    file,
+  ]);
+
 describe('record through a daemon', () => {
   it('records the calls made in the panel until SIGTERM, then writes the file', async () => {
     const daemon = await startDaemon();
@@ -324,17 +340,7 @@ describe('record through a daemon', () => {
     });
     expect(put.status).toBeLessThan(300);
     const file = join(dir, 'through-daemon.jsonl');
-    const recording = start([
-      'record',
-      '--daemon',
-      daemon.url,
-      '--token',
-      daemon.token,
-      '--server',
-      'ev',
-      '--out',
-      file,
-    ]);
+    const recording = recordThrough(daemon, 'ev', file);
     await waitFor(recording, 'stderr', /Ctrl\+C to stop/);
     // A call made in the panel goes through the daemon's API.
     const call = await daemon.api('POST', '/api/mcp/servers/ev/tools/echo/call', {
@@ -406,21 +412,7 @@ describe('record through a daemon, stopped during its --call', () => {
     });
     expect(put.status).toBeLessThan(300);
     const file = join(dir, 'stopped-call.jsonl');
-    const recording = start([
-      'record',
-      '--daemon',
-      daemon.url,
-      '--token',
-      daemon.token,
-      '--server',
-      'tools',
-      '--call',
-      'slow',
-      '--args',
-      '{"ms": 60000}',
-      '--out',
-      file,
-    ]);
+    const recording = recordThrough(daemon, 'tools', file, ['--call', 'slow', '--args', '{"ms": 60000}']);
     const deadline = Date.now() + WAIT_MS;
     while (Date.now() < deadline) {
       const active = (await daemon.api('GET', '/api/mcp/tools/active')).body.activeExecution;
