@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { lstat, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -545,6 +545,17 @@ describe('bad input and exit codes', () => {
     const tooDeep = await inspector(['replay', deep]);
     expect(tooDeep.code).toBe(2);
     expect(tooDeep.stderr).toMatch(/deep\.jsonl: line 2 nests objects and arrays more than 1025 levels deep/);
+
+    // Too large to be read as one text: said so, with the limit (a sparse file, no disk is written).
+    const big = join(dir, 'big.jsonl');
+    await writeFile(big, '');
+    await truncate(big, 600 * 1024 * 1024);
+    const tooBig = await inspector(['replay', big]);
+    expect(tooBig.code).toBe(2);
+    expect(tooBig.stderr).toMatch(
+      /big\.jsonl: 600 MiB, more than the 512 MiB a session file can be to be read/,
+    );
+    await rm(big);
 
     // A byte order mark before the header is read past.
     const marked = join(dir, 'marked.jsonl');
