@@ -43,8 +43,15 @@ interface Listed {
   status?: string;
 }
 
+/** A word of a command line as a shell would need it: quoted when it holds a space or a quote. */
+function shellWord(word: string): string {
+  return word === '' || /[\s'"\\]/.test(word) ? JSON.stringify(word) : word;
+}
+
 function describe(config: ServerConfig): string {
-  return config.transport === 'stdio' ? [config.command, ...(config.args ?? [])].join(' ') : config.url;
+  return config.transport === 'stdio'
+    ? [config.command, ...(config.args ?? [])].map(shellWord).join(' ')
+    : config.url;
 }
 
 function readableServers({ servers }: { servers: Listed[] }): string {
@@ -54,7 +61,8 @@ function readableServers({ servers }: { servers: Listed[] }): string {
   return rows
     .map((r) =>
       r
-        .map((cell, i) => (i < 3 && r[3] ? cell.padEnd(widths[i] ?? 0) : cell))
+        // Columns line up; the command pads only when a status follows it (through a daemon).
+        .map((cell, i) => (i < 2 || (i === 2 && r[3]) ? cell.padEnd(widths[i] ?? 0) : cell))
         .join('  ')
         .trimEnd(),
     )

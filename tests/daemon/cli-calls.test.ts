@@ -510,9 +510,21 @@ describe('the server registry and --config', { timeout: 120_000 }, () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(await readFile(file, 'utf8')).toContain(SECRET);
 
+    // A second server, of a path with a space: the columns line up and the path reads as one word.
+    const spaced = await inspector([
+      'servers',
+      'add',
+      'spaced-server',
+      '--stdio',
+      '"/opt/my tools/server" --flag',
+      ...place,
+    ]);
+    expect(spaced.code).toBe(0);
     const list = await inspector(['servers', 'list', '--pretty', ...place]);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^ev +stdio +.*server-everything\/dist\/index\.js stdio$/m);
+    expect(list.stdout).toMatch(/^ev {13}stdio  .*server-everything\/dist\/index\.js stdio$/m);
+    expect(list.stdout).toMatch(/^spaced-server  stdio  "\/opt\/my tools\/server" --flag$/m);
+    expect((await inspector(['servers', 'remove', 'spaced-server', ...place])).code).toBe(0);
 
     const call = await inspector(['tools', 'call', 'get-env', '--server', 'ev', ...place]);
     expect(call.code).toBe(0);
