@@ -3,12 +3,15 @@
  * (written atomically, as the daemon writes it) or, with --daemon, through the running daemon.
  */
 import { SERVER_ID_PATTERN, type ServerConfig } from '../../shared/servers.ts';
+import { dirname } from 'node:path';
+import { daemonHolding } from '../servers/data-lock.ts';
 import { writeRegistry } from '../servers/registry-file.ts';
 import { maskConfig } from '../servers/secrets.ts';
 import { DaemonApi, DaemonCallError } from './daemon-session.ts';
 import { EXIT } from './exit-codes.ts';
 import { guarded, usageError } from './failure.ts';
 import { type OutputMode, outputMode, print } from './output.ts';
+import { terminalSafe } from './terminal-safe.ts';
 import {
   daemonAccess,
   inlineConfig,
@@ -85,6 +88,21 @@ async function list(values: Values, env: NodeJS.ProcessEnv, mode: OutputMode): P
   return EXIT.ok;
 }
 
+/** A line on stderr beside the command's output (which stays the JSON or text asked for). */
+function note(text: string): void {
+  console.error(terminalSafe(`inspector-daemon servers: ${text}`));
+}
+
+/** A daemon that runs with this folder keeps its own list: a change to the file is not what it serves. */
+async function warnIfDaemonHolds(folder: string): Promise<void> {
+  const pid = await daemonHolding(folder);
+  if (pid === undefined) return;
+  note(
+    `a daemon (process ${pid}) runs with ${folder}: it does not read this change, and writes its own ` +
+      'list over it; to change its servers, add --daemon URL',
+  );
+}
+
 async function add(id: string, values: Values, env: NodeJS.ProcessEnv, mode: OutputMode): Promise<number> {
   const config = inlineConfig(values);
   if (!config) throw usageError(`servers add ${id} needs --stdio "command args" or --url URL`);
@@ -101,6 +119,10 @@ async function add(id: string, values: Values, env: NodeJS.ProcessEnv, mode: Out
     const entry = { id, name, config, ...(existing?.roots && { roots: existing.roots }) };
     await writeRegistry(file, existing ? servers.map((s) => (s.id === id ? entry : s)) : [...servers, entry]);
     server = { id, name, config: maskConfig(config) };
+    if (existing) {
+      note(`replaced "${id}": its earlier settings (${describe(maskConfig(existing.config))}) are gone`);
+    }
+    await warnIfDaemonHolds(dirname(file));
   }
   print(mode, server, (s) => `saved "${s.id}" (${s.config.transport}: ${describe(s.config)})`);
   return EXIT.ok;
@@ -128,6 +150,7 @@ async function remove(id: string, values: Values, env: NodeJS.ProcessEnv, mode: 
       file,
       servers.filter((s) => s.id !== id),
     );
+    await warnIfDaemonHolds(dirname(file));
   }
   print(mode, { removed: id }, () => `removed "${id}"`);
   return EXIT.ok;

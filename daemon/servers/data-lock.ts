@@ -52,6 +52,12 @@ function mayHold(pid: number): boolean {
   return /node|inspector|electron/i.test(commandLine);
 }
 
+/** The process id of a daemon that runs with `folder`, if one does (its lock file names a live one). */
+export async function daemonHolding(folder: string): Promise<number | undefined> {
+  const pid = Number((await readFile(join(folder, LOCK_FILE), 'utf8').catch(() => '')).trim());
+  return Number.isSafeInteger(pid) && pid > 0 && mayHold(pid) ? pid : undefined;
+}
+
 /** Takes the folder for this process (`pid` stands for another daemon's process in tests). */
 export async function lockDataFolder(folder: string, pid = process.pid): Promise<DataFolderLock> {
   const here = pid === process.pid;

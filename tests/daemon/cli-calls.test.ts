@@ -525,6 +525,21 @@ describe('the server registry and --config', { timeout: 120_000 }, () => {
     expect(list.stdout).toMatch(/^ev {13}stdio  .*server-everything\/dist\/index\.js stdio$/m);
     expect(list.stdout).toMatch(/^spaced-server  stdio  "\/opt\/my tools\/server" --flag$/m);
     expect((await inspector(['servers', 'remove', 'spaced-server', ...place])).code).toBe(0);
+    // Added again under its id, a server's earlier settings go: it says so.
+    const readded = await inspector([
+      'servers',
+      'add',
+      'ev',
+      ...EVERYTHING_ARGS,
+      '--env',
+      `API_KEY=${SECRET}`,
+      ...place,
+    ]);
+    expect(readded.code).toBe(0);
+    expect(readded.stderr).toMatch(
+      /^inspector-daemon servers: replaced "ev": its earlier settings \(.*\) are gone\n$/,
+    );
+    expect(readded.stderr).not.toContain(SECRET);
 
     const call = await inspector(['tools', 'call', 'get-env', '--server', 'ev', ...place]);
     expect(call.code).toBe(0);
@@ -643,6 +658,14 @@ describe('scripted calls through a running daemon', { timeout: 120_000 }, () => 
     expect(json(prompts).prompts.map((p: { name: string }) => p.name)).toContain('args-prompt');
     expect(prompt.code).toBe(0);
     expect(json(prompt).messages[0].content.text).toContain('Lima');
+  });
+
+  it("warns that a change to the file of a running daemon's folder is not what it serves", async () => {
+    const run = await inspector(['servers', 'add', 'on-file', ...EVERYTHING_ARGS, '--data-dir', dataDir]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /^inspector-daemon servers: a daemon \(process \d+\) runs with .*: it does not read this change, .* add --daemon URL\n$/,
+    );
   });
 
   it('says which call a busy daemon is running, and how to end it (exit 3)', async () => {
