@@ -87,6 +87,8 @@ describe('tool titles, hints and rich results in the panel', USER_FLOW, () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
       'field-duration',
     );
+    await page.bringToFront();
+    await page.screenshot({ path: `${SHOTS}/tools-not-a-number.png` });
     const status = () =>
       page.$eval('[data-testid="run-status"]', (el) => el.textContent ?? '').catch(() => '');
     expect(await status()).not.toContain('Running');
