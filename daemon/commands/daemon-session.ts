@@ -141,15 +141,18 @@ export async function openDaemon(
   /** The tool of the call sent and not yet answered: an interruption cancels it (close below). */
   let calling: string | undefined;
 
+  /** The request of the call under way: an interruption waits for its answer, so that it is reported. */
+  let pending: Promise<unknown> | undefined;
+
   async function callTool(name: string, args: JsonObject): Promise<ToolCallOutcome> {
     calling = name;
     let outcome: ExecutionOutcome;
     try {
-      outcome = await api.call(
+      outcome = await (pending = api.call(
         'POST /tools/execute',
         {},
         { serverId, toolName: name, parameters: args, ...(timeoutMs !== undefined && { timeoutMs }) },
-      );
+      ));
     } finally {
       calling = undefined;
     }
@@ -193,6 +196,10 @@ export async function openDaemon(
         if (call && call.serverId === serverId && call.toolName === calling) id = call.id;
       }
       if (id) await api.call('POST /tools/cancel', {}, { executionId: id }).catch(() => {});
+      // The cancelled call answers at once: the command says it was interrupted before it exits.
+      if (id && pending) {
+        await Promise.race([pending.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2000))]);
+      }
     },
   };
 }

@@ -734,6 +734,8 @@ describe('scripted calls through a running daemon', { timeout: 120_000 }, () => 
       ).activeExecution;
     const child = start(['tools', 'call', 'slow', '--args', '{"ms":60000}', '--server', 'fixture', ...at()]);
     onTestFinished(() => stopProcess(child));
+    let stderr = '';
+    child.stderr?.on('data', (text: string) => (stderr += text));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     await vi.waitFor(async () => expect((await active())?.toolName).toBe('slow'), {
       timeout: WAIT_MS,
@@ -741,6 +743,8 @@ describe('scripted calls through a running daemon', { timeout: 120_000 }, () => 
     });
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+    // It says so, as it does without a daemon.
+    expect(stderr).toBe('inspector-daemon tools: interrupted (SIGINT)\n');
     await vi.waitFor(async () => expect(await active()).toBeNull(), { timeout: 5_000, interval: 50 });
     const next = await inspector(['tools', 'call', 'ping', '--server', 'fixture', ...at()]);
     expect(next.code).toBe(0);
