@@ -14,7 +14,7 @@ import { classify, CommandError, guarded, usageError } from './failure.ts';
 import { SERVER_HELP } from './help.ts';
 import { type CaseReport, junitXml, type SuiteReport } from './junit.ts';
 import { terminalSafe } from './terminal-safe.ts';
-import type { Session } from './session.ts';
+import { interruption, type Session } from './session.ts';
 import { type Collection, readCollection } from './test-collections.ts';
 import {
   openTarget,
@@ -163,13 +163,16 @@ async function runCollection(
       if (report.error) totals.errors++;
       else if (report.failure) totals.failed++;
       else totals.passed++;
-      if (report.error?.type === 'ConnectionError') {
-        // The server went away: the rest cannot run, and say so rather than each failing alike.
-        totals.unreachable = true;
+      if (report.error?.type === 'ConnectionError' || report.error?.type === 'Interrupted') {
+        // The server went away (or the run was stopped): the rest cannot run, and say so rather than
+        // each failing alike.
+        const why =
+          report.error.type === 'Interrupted' ? report.error.message : 'the server could not be reached';
+        if (report.error.type === 'ConnectionError') totals.unreachable = true;
         const rest = collection.requests.slice(cases.length);
-        cases.push(...rest.map((r) => notRun(collection, r, 'not run: the server could not be reached')));
+        cases.push(...rest.map((r) => notRun(collection, r, `not run: ${why}`)));
         totals.errors += rest.length;
-        if (rest.length) say(`  ERROR ${rest.length} more not run: the server could not be reached`);
+        if (rest.length) say(`  ERROR ${rest.length} more not run: ${why}`);
         break;
       }
     }
@@ -208,8 +211,19 @@ async function runRequest(
         typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>) : undefined;
     }
   } catch (error) {
-    const failure = classify(error);
     const seconds = (performance.now() - started) / 1000;
+    // Stopped by Ctrl+C, the call failed because of it: said as such, not as the server's failure.
+    const signal = interruption();
+    if (signal) {
+      say(`  ERROR ${request.title} (${request.toolName}): interrupted (${signal})`);
+      return {
+        name: request.title,
+        className,
+        seconds,
+        error: { message: `interrupted (${signal})`, type: 'Interrupted' },
+      };
+    }
+    const failure = classify(error);
     say(`  ERROR ${request.title} (${request.toolName}): ${failure.message}`);
     const type = failure.exitCode === EXIT.connection ? 'ConnectionError' : 'ServerError';
     return { name: request.title, className, seconds, error: { message: failure.message, type } };
@@ -244,12 +258,17 @@ async function runRequest(
   };
 }
 
-function notRun(collection: Collection, request: SavedRequest, message: string): CaseReport {
+function notRun(
+  collection: Collection,
+  request: SavedRequest,
+  message: string,
+  type = interruption() ? 'Interrupted' : 'ConnectionError',
+): CaseReport {
   return {
     name: request.title,
     className: `${collection.name}.${request.toolName}`,
     seconds: 0,
-    error: { message, type: 'ConnectionError' },
+    error: { message, type },
   };
 }
 

@@ -291,6 +291,47 @@ describe('inspector-daemon test', () => {
   );
 
   it(
+    'says a run stopped with Ctrl+C was interrupted, for the request under way and those not run',
+    async () => {
+      const dir = await tempDir();
+      const file = await collection(dir, 'stopped.json', {
+        version: 1,
+        serverId: 'tools',
+        requests: [request('Waits', 'slow', { ms: 60_000 }), request('Pings', 'ping', {})],
+      });
+      const env: NodeJS.ProcessEnv = { ...process.env, INSPECTOR_DATA_DIR: dir };
+      for (const name of ['INSPECTOR_TOKEN', 'INSPECTOR_CONFIG', 'NODE_ENV']) delete env[name];
+      const child = spawn(
+        process.execPath,
+        [
+          ...DAEMON_COMMAND,
+          'test',
+          file,
+          '--stdio',
+          fixtureStdioLine('tools-server.ts'),
+          '--cwd',
+          ROOT,
+          '--verbose',
+        ],
+        { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+      const code = new Promise((resolve) => child.on('close', resolve));
+      // The first request is under way once --verbose shows its tools/call sent.
+      while (!/"method":"tools\/call"/.test(stderr)) await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill('SIGINT');
+      expect(await code).toBe(130);
+      expect(stdout).toContain('  ERROR Waits (slow): interrupted (SIGINT)');
+      expect(stdout).toContain('  ERROR 1 more not run: interrupted (SIGINT)');
+      expect(stdout).not.toMatch(/could not be reached|disconnected/);
+    },
+    RUN_MS,
+  );
+
+  it(
     'runs to its end and exits 4 when the reader of its output stops reading (| head -1)',
     async () => {
       const dir = await tempDir();
