@@ -218,13 +218,19 @@ export function attachLiveChannel(server: Server, options: LiveChannelOptions): 
         }
       }
       replaying = false;
-      for (const bytes of waiting) send(bytes);
+      // Taken already (below): sent as they are, not checked again against what the replay left unsent.
+      hold();
+      for (const bytes of waiting) ws.send(bytes, { binary: false });
       waiting.length = 0;
     };
     const feed = (bytes: Buffer): void => {
       if (!replaying) return send(bytes);
-      waitingBytes += bytes.length;
-      if (waitingBytes <= options.maxBufferedBytes) return void waiting.push(bytes);
+      // As live: it is what is already waiting that counts, so one large message alone never closes a
+      // client that reads (a 5 MB result during a replay did).
+      if (waitingBytes <= options.maxBufferedBytes) {
+        waitingBytes += bytes.length;
+        return void waiting.push(bytes);
+      }
       // A client that takes neither its replay nor what came since is closed as a slow one is.
       stopFeeding();
       waiting.length = 0;

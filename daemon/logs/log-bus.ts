@@ -397,12 +397,20 @@ export class LogBus {
     return this.wholeJsonSince(this.lastAfter(count), serverIds);
   }
 
-  /** The entry in a slot as its JSON, redacted: the bytes kept, when it is kept as text and owes nothing. */
+  /**
+   * The entry in a slot as its JSON, redacted: the bytes the arena keeps. One that owes its redaction, or
+   * is still an object this turn, is redacted and put in the arena first, so that every replay (many
+   * streams opening at once) shares those bytes rather than holding a copy each.
+   */
   private jsonAt(slot: number): Buffer {
-    const chunk = this.chunks[slot] as number;
-    if (chunk >= 0 && !this.owed[slot]) {
-      return this.arena.bytes(chunk, this.offsets[slot] as number, this.lengths[slot] as number);
+    if (this.owed[slot] || (this.chunks[slot] as number) < 0) {
+      this.readAt(slot);
+      if (this.packing) clearImmediate(this.packing);
+      this.pack();
     }
+    const chunk = this.chunks[slot] as number;
+    if (chunk >= 0)
+      return this.arena.bytes(chunk, this.offsets[slot] as number, this.lengths[slot] as number);
     return Buffer.from(stringifyEntry(this.readAt(slot)));
   }
 

@@ -95,10 +95,11 @@ export function rpcLogsRouter(bus: LogBus, options: RpcLogsOptions): Router {
     const unsubscribe = bus.subscribe((entry) => {
       if (!open || !wants(entry)) return;
       if (replaying) {
-        // A reader that takes neither the replay nor what came since is dropped as a slow one is.
+        // A reader that takes neither the replay nor what came since is dropped as a slow one is; as
+        // live, what is already waiting counts, so one large message alone never drops a fast reader.
+        if (waitingBytes > options.maxBufferedBytes) return close(true);
         waitingBytes += sseFrame(entry).length;
-        if (waitingBytes > options.maxBufferedBytes) close(true);
-        else waiting.push(entry);
+        waiting.push(entry);
         return;
       }
       // Dropped when it has not taken what it was already sent: one large message alone never drops a fast reader.

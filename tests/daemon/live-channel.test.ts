@@ -377,6 +377,30 @@ describe('replay and resume', () => {
     expect((whole.at(-1)?.message as { result: { text: string } }).result.text).toHaveLength(20_000);
   });
 
+  it('keeps a client that reads when one large message comes during its replay, and sends it whole', async () => {
+    const d = await daemonWith();
+    const publish = (n: number, bytes: number): void => {
+      d.daemon.bus.publish({
+        type: 'rpc',
+        serverId: 's',
+        direction: 'receive',
+        timestamp: new Date().toISOString(),
+        message: { jsonrpc: '2.0', id: n, result: { text: 'x'.repeat(bytes) } },
+      });
+    };
+    for (let n = 1; n <= 1_000; n++) publish(n, 20_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    const replayed = await live(d, { replay: '1000' });
+    // A 5 MB result while the replay goes out: more than a client may be behind, in one message.
+    publish(1_001, 5_000_000);
+    await replayed.until((m) => entries(m).length >= 1_001);
+    expect(seqs(replayed.messages)).toEqual(range(1, 1_001));
+    const big = entries(replayed.messages).at(-1);
+    expect(big?.cut).toBeUndefined();
+    expect((big?.message as { result: { text: string } }).result.text).toHaveLength(5_000_000);
+    expect(replayed.ws.readyState).toBe(replayed.ws.OPEN);
+  });
+
   it("sends the new run's entries when bootId names another daemon run (a client from before a restart)", async () => {
     const d = await daemonWith({ everything: everythingStdio() });
     const other = await daemonWith();

@@ -453,6 +453,22 @@ describe('log bus replay for a page that opens', () => {
     expect(asJson[2]?.cut).toBeDefined();
   });
 
+  it('replays an entry that owed its redaction as the bytes the log keeps, the same for every replay', () => {
+    const bus = new LogBus(100, 1_000_000, limits);
+    const hide = (entry: RpcLogEntry): RpcLogEntry =>
+      JSON.parse(JSON.stringify(entry).replaceAll('secret', '******')) as RpcLogEntry;
+    // Published with no one listening: redacted only when first read.
+    // Large, so that a copy would be a buffer of its own (small ones share Node's pool of 64 KiB).
+    bus.publish(response(1, `a secret result ${'x'.repeat(100_000)}`), hide);
+    bus.publish(response(2, `another secret ${'y'.repeat(100_000)}`), hide);
+    const first = bus.wholeJsonLast(2);
+    const second = bus.wholeJsonLast(2);
+    expect(first.map(({ json }) => json.toString())).toEqual(second.map(({ json }) => json.toString()));
+    expect(first.map(({ json }) => json.toString()).join()).not.toContain('secret');
+    // Views of one arena chunk, not a copy for each stream that opens.
+    for (const [i, { json }] of first.entries()) expect(json.buffer).toBe(second[i]?.json.buffer);
+  });
+
   it('measures an entry as the bytes of its JSON: escaped control characters and CJK weigh more', () => {
     const bus = new LogBus(100, 1_000_000, limits);
     bus.publish(response(1, '\u0001'.repeat(5_000)));

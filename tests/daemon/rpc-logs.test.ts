@@ -274,6 +274,27 @@ describe('rpc-logs stream', () => {
     }
   });
 
+  it('keeps a stream that reads when one large message comes during its replay', async () => {
+    const d = await daemonWith({});
+    const publish = (n: number, bytes: number): void => {
+      d.daemon.bus.publish({
+        type: 'rpc',
+        serverId: 's',
+        direction: 'receive',
+        timestamp: new Date().toISOString(),
+        message: { jsonrpc: '2.0', id: n, result: { text: 'x'.repeat(bytes) } },
+      });
+    };
+    for (let n = 1; n <= 1_000; n++) publish(n, 20_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    const stream = await openLog(d, '?replay=1000');
+    onTestFinished(() => stream.close());
+    publish(1_001, 5_000_000);
+    await stream.until(() => stream.events.length >= 1_001);
+    expect(stream.events.map((event) => event.entry.seq)).toEqual(range(1, 1_001));
+    expect(stream.ended).toBe(false);
+  });
+
   it('cuts off a stream dropped as too slow that then never reads', async () => {
     const d = await daemonWith({ e: everythingStdio() }, { sseMaxBufferedBytes: 64 * 1024 });
     await d.api('POST', '/api/mcp/servers/e/connect');
