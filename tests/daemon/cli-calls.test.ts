@@ -522,8 +522,8 @@ describe('the server registry and --config', { timeout: 120_000 }, () => {
     expect(spaced.code).toBe(0);
     const list = await inspector(['servers', 'list', '--pretty', ...place]);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^ev {13}stdio  .*server-everything\/dist\/index\.js stdio$/m);
-    expect(list.stdout).toMatch(/^spaced-server  stdio  "\/opt\/my tools\/server" --flag$/m);
+    expect(list.stdout).toMatch(/^ev {13}stdio {2}.*server-everything\/dist\/index\.js stdio$/m);
+    expect(list.stdout).toMatch(/^spaced-server {2}stdio {2}"\/opt\/my tools\/server" --flag$/m);
     expect((await inspector(['servers', 'remove', 'spaced-server', ...place])).code).toBe(0);
     // Added again under its id, a server's earlier settings go: it says so.
     const readded = await inspector([
