@@ -254,8 +254,9 @@ async function recordThroughDaemon(
     console.log(`recorded ${recorded} messages of "${serverId}" to ${out}`);
     return EXIT.ok;
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    // Kept until the command exits: a Ctrl+C pressed again while the file is being finished does nothing,
+    // where Node's own handler would kill the command before the file is in place.
+    stopped.abort();
   }
 }
 
