@@ -286,6 +286,13 @@ export class LogBus {
     this.cuts[slot] = undefined;
   }
 
+  /** Packs now what waits for the end of the turn (a replay reads the arena). */
+  private packNow(): void {
+    if (!this.packing) return;
+    clearImmediate(this.packing);
+    this.pack();
+  }
+
   /** Puts the entries held as objects since the last time in the arena, as JSON text. */
   private pack(): void {
     this.packing = undefined;
@@ -405,8 +412,7 @@ export class LogBus {
   private jsonAt(slot: number): Buffer {
     if (this.owed[slot] || (this.chunks[slot] as number) < 0) {
       this.readAt(slot);
-      if (this.packing) clearImmediate(this.packing);
-      this.pack();
+      this.packNow();
     }
     const chunk = this.chunks[slot] as number;
     if (chunk >= 0)
@@ -422,10 +428,7 @@ export class LogBus {
   /** The slots of the entries after `seq`, oldest first, and which a replay sends cut. */
   private replaySlots(seq: number): Array<{ slot: number; cut: boolean }> {
     // Entries of this turn are measured (and cut) as they are put in the arena: now, for this replay.
-    if (this.packing) {
-      clearImmediate(this.packing);
-      this.pack();
-    }
+    this.packNow();
     const { small, large, total } = this.replayLimits;
     const first = Math.max(seq + 1, this.oldest);
     const cut = new Set<number>();

@@ -1,5 +1,5 @@
 import { type FunctionalComponent, h } from 'vue';
-import { hasHidden, revealParts } from './hidden-text';
+import { hiddenParts } from './hidden-text';
 
 /**
  * A server's text as it reads, with every hidden character it holds (`hidden-text.ts`) shown in place,
@@ -9,8 +9,9 @@ import { hasHidden, revealParts } from './hidden-text';
 export const ShownText: FunctionalComponent<{ text: unknown }> = (props) => {
   // A server's mistake (a number for a name, say) is shown as text, as `{{ }}` shows it.
   const text = typeof props.text === 'string' ? props.text : String(props.text ?? '');
-  if (!hasHidden(text)) return text;
-  return revealParts(text).map((part) =>
+  const parts = hiddenParts(text);
+  if (!parts) return text;
+  return parts.map((part) =>
     typeof part === 'string'
       ? part
       : [h('mark', { class: 'hidden-char', title: part.title }, part.shown), part.keep ? part.raw : ''],

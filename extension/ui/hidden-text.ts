@@ -249,17 +249,27 @@ export function revealParts(text: string, options: { all?: boolean } = {}): Text
   return parts;
 }
 
-/** Whether `text` holds a character `revealParts` would show. Cheap for the text most servers send. */
-export function hasHidden(text: string): boolean {
+/**
+ * `revealParts` of `text` when it holds a character to show, else undefined: one pass for both questions.
+ * Cheap for the text most servers send, which holds no candidate at all.
+ */
+export function hiddenParts(text: string, options: { all?: boolean } = {}): TextPart[] | undefined {
   CANDIDATE.lastIndex = 0;
-  if (!CANDIDATE.test(text)) return false;
-  return revealParts(text).some((part) => typeof part !== 'string');
+  if (!CANDIDATE.test(text)) return undefined;
+  const parts = revealParts(text, options);
+  return parts.some((part) => typeof part !== 'string') ? parts : undefined;
+}
+
+/** Whether `text` holds a character `revealParts` would show. */
+export function hasHidden(text: string): boolean {
+  return hiddenParts(text) !== undefined;
 }
 
 /** `text` with its hidden characters written out, for places that take plain text (an attribute, an option). */
 export function revealHidden(text: string): string {
-  if (!hasHidden(text)) return text;
-  return revealParts(text)
+  const parts = hiddenParts(text);
+  if (!parts) return text;
+  return parts
     .map((part) => (typeof part === 'string' ? part : part.shown + (part.keep ? part.raw : '')))
     .join('');
 }
@@ -269,8 +279,9 @@ export function revealHidden(text: string): string {
  * only be inside its strings, where an escape means the same character.
  */
 export function escapeHidden(json: string): string {
-  if (!hasHidden(json)) return json;
-  return revealParts(json, { all: true })
+  const parts = hiddenParts(json, { all: true });
+  if (!parts) return json;
+  return parts
     .map((part) =>
       typeof part === 'string'
         ? part

@@ -491,15 +491,9 @@ describe('the server registry and --config', { timeout: 120_000 }, () => {
   it('adds, lists, uses and removes a server of the registry file, secrets stored but never printed', async () => {
     const dataDir = await tempDir();
     const place = ['--data-dir', dataDir];
-    const add = await inspector([
-      'servers',
-      'add',
-      'ev',
-      ...EVERYTHING_ARGS,
-      '--env',
-      `API_KEY=${SECRET}`,
-      ...place,
-    ]);
+    const addEv = () =>
+      inspector(['servers', 'add', 'ev', ...EVERYTHING_ARGS, '--env', `API_KEY=${SECRET}`, ...place]);
+    const add = await addEv();
     expect(add.code).toBe(0);
     expect(json(add)).toMatchObject({
       id: 'ev',
@@ -526,15 +520,7 @@ describe('the server registry and --config', { timeout: 120_000 }, () => {
     expect(list.stdout).toMatch(/^spaced-server {2}stdio {2}"\/opt\/my tools\/server" --flag$/m);
     expect((await inspector(['servers', 'remove', 'spaced-server', ...place])).code).toBe(0);
     // Added again under its id, a server's earlier settings go: it says so.
-    const readded = await inspector([
-      'servers',
-      'add',
-      'ev',
-      ...EVERYTHING_ARGS,
-      '--env',
-      `API_KEY=${SECRET}`,
-      ...place,
-    ]);
+    const readded = await addEv();
     expect(readded.code).toBe(0);
     expect(readded.stderr).toMatch(
       /^inspector-daemon servers: replaced "ev": its earlier settings \(.*\) are gone\n$/,

@@ -230,3 +230,14 @@ export function childPids(marker: string): number[] {
     .filter((line) => line.includes(marker))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
+
+/** Logs a tool result `text` of server `serverId` straight on the daemon's log bus, as answer `id`. */
+export function publishResult(d: TestDaemon, id: number, text: string, serverId = 's'): void {
+  d.daemon.bus.publish({
+    type: 'rpc',
+    serverId,
+    direction: 'receive',
+    timestamp: new Date().toISOString(),
+    message: { jsonrpc: '2.0', id, result: { text } },
+  });
+}

@@ -6,7 +6,7 @@ import { VERSION } from '../../daemon/version.ts';
 import type { LiveMessage } from '../../shared/live.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
 import { sizedText } from '../fixtures/sized-text.ts';
-import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import { everythingStdio, fixtureStdio, publishResult, startDaemon, type TestDaemon } from './helpers.ts';
 import {
   callAndAnswer,
   entries,
@@ -352,16 +352,8 @@ describe('replay and resume', () => {
 
   it('replays the last 1,000 to a client of another run, in slices, with what comes meanwhile after it', async () => {
     const d = await daemonWith();
-    const publish = (n: number): void => {
-      d.daemon.bus.publish({
-        type: 'rpc',
-        serverId: 's',
-        direction: 'receive',
-        timestamp: new Date().toISOString(),
-        // Over 16 KiB: those sent whole go as the bytes the log keeps, in fragments of one message.
-        message: { jsonrpc: '2.0', id: n, result: { text: 'x'.repeat(20_000) } },
-      });
-    };
+    // Over 16 KiB: those sent whole go as the bytes the log keeps, in fragments of one message.
+    const publish = (n: number): void => publishResult(d, n, 'x'.repeat(20_000));
     for (let n = 1; n <= 1_500; n++) publish(n);
     await new Promise((resolve) => setImmediate(resolve));
     const resumed = await live(d, { bootId: randomUUID(), since: '5' });
@@ -379,15 +371,7 @@ describe('replay and resume', () => {
 
   it('keeps a client that reads when one large message comes during its replay, and sends it whole', async () => {
     const d = await daemonWith();
-    const publish = (n: number, bytes: number): void => {
-      d.daemon.bus.publish({
-        type: 'rpc',
-        serverId: 's',
-        direction: 'receive',
-        timestamp: new Date().toISOString(),
-        message: { jsonrpc: '2.0', id: n, result: { text: 'x'.repeat(bytes) } },
-      });
-    };
+    const publish = (n: number, bytes: number): void => publishResult(d, n, 'x'.repeat(bytes));
     for (let n = 1; n <= 1_000; n++) publish(n, 20_000);
     await new Promise((resolve) => setImmediate(resolve));
     const replayed = await live(d, { replay: '1000' });

@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { DaemonOptions } from '../../daemon/options.ts';
 import type { RpcLogEntry, RpcMessageEntry } from '../../shared/logs.ts';
 import type { ServerConfig } from '../../shared/servers.ts';
-import { everythingStdio, fixtureStdio, startDaemon, type TestDaemon } from './helpers.ts';
+import { everythingStdio, fixtureStdio, publishResult, startDaemon, type TestDaemon } from './helpers.ts';
 
 interface LogEvent {
   /** The SSE `id:` field. */
@@ -240,19 +240,8 @@ describe('rpc-logs stream', () => {
 
   it('replays whole and in order to many streams at once, with what comes meanwhile after, of the servers asked', async () => {
     const d = await daemonWith({});
-    const publish = (n: number): void => {
-      d.daemon.bus.publish({
-        type: 'rpc',
-        serverId: n % 2 ? 'odd' : 'even',
-        direction: 'receive',
-        timestamp: new Date().toISOString(),
-        message: {
-          jsonrpc: '2.0',
-          id: n,
-          result: { text: `${n} `.padEnd(n % 10 === 0 ? 40_000 : 100, 'x') },
-        },
-      });
-    };
+    const publish = (n: number): void =>
+      publishResult(d, n, `${n} `.padEnd(n % 10 === 0 ? 40_000 : 100, 'x'), n % 2 ? 'odd' : 'even');
     for (let n = 1; n <= 400; n++) publish(n);
     await new Promise((resolve) => setImmediate(resolve));
     const streams = await Promise.all(
@@ -276,15 +265,7 @@ describe('rpc-logs stream', () => {
 
   it('keeps a stream that reads when one large message comes during its replay', async () => {
     const d = await daemonWith({});
-    const publish = (n: number, bytes: number): void => {
-      d.daemon.bus.publish({
-        type: 'rpc',
-        serverId: 's',
-        direction: 'receive',
-        timestamp: new Date().toISOString(),
-        message: { jsonrpc: '2.0', id: n, result: { text: 'x'.repeat(bytes) } },
-      });
-    };
+    const publish = (n: number, bytes: number): void => publishResult(d, n, 'x'.repeat(bytes));
     for (let n = 1; n <= 1_000; n++) publish(n, 20_000);
     await new Promise((resolve) => setImmediate(resolve));
     const stream = await openLog(d, '?replay=1000');
