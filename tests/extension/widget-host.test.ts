@@ -270,8 +270,11 @@ describe('the page a frame gets', () => {
   });
 });
 
-/** A host whose actions record what they were asked, with answers set per test. */
-function recordingHost(overrides: Partial<WidgetHostActions> = {}) {
+/**
+ * A host whose actions record what they were asked, with answers set per test. Its clock moves a
+ * millisecond a reading unless `tick` says otherwise.
+ */
+function recordingHost(overrides: Partial<WidgetHostActions> = {}, tick = 1) {
   const posted: HostToWidgetMessage[] = [];
   const traffic: TrafficEntry[] = [];
   const followups: string[] = [];
@@ -303,7 +306,7 @@ function recordingHost(overrides: Partial<WidgetHostActions> = {}) {
     traffic: (entry) => traffic.push(entry),
     ...overrides,
   };
-  const host = new WidgetHost(actions, () => clock++);
+  const host = new WidgetHost(actions, () => (clock += tick) - tick);
   return { host, posted, traffic, followups, states, modes, opened, heights, calls };
 }
 
@@ -479,6 +482,25 @@ describe('WidgetHost', () => {
       data: { type: 'openai:openExternal', href: 'https://example.com/a' },
       note: 'dismissed: the user did not open it',
     });
+  });
+
+  it('numbers a link when it is asked, before the ones refused while it waits, though they share its millisecond', async () => {
+    let answer: (value: 'dismissed') => void = () => undefined;
+    const asked = new Promise<'dismissed'>((resolve) => (answer = resolve));
+    const answers = [asked, 'busy' as const, 'busy' as const];
+    const { host, traffic } = recordingHost({ openExternal: () => answers.shift()! }, 0);
+    const first = host.receive({ type: 'openai:openExternal', href: 'https://example.com/a' });
+    await host.receive({ type: 'openai:openExternal', href: 'https://example.com/b' });
+    await host.receive({ type: 'openai:openExternal', href: 'https://example.com/c' });
+    answer('dismissed');
+    await first;
+    const hrefs = (list: TrafficEntry[]) => list.map((entry) => (entry.data as { href: string }).href);
+    expect(hrefs(traffic)).toEqual(['https://example.com/b', 'https://example.com/c', 'https://example.com/a']);
+    expect(hrefs([...traffic].sort((a, b) => a.seq - b.seq))).toEqual([
+      'https://example.com/a',
+      'https://example.com/b',
+      'https://example.com/c',
+    ]);
   });
 
   it('acts on no unknown message but shows it as ignored', async () => {

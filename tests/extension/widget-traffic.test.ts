@@ -88,16 +88,18 @@ describe('WidgetTraffic', () => {
     expect(wrapper.findAll('img')).toHaveLength(0);
   });
 
-  it('lists a message recorded when the user answered it at the time it was asked', () => {
+  it('lists a message recorded when the user answered it in the place it was asked', () => {
+    // Numbered when asked (2), recorded when answered: after the messages that came while it waited.
     const late: TrafficEntry = {
-      seq: 5,
+      seq: 2,
       at: AT + 1,
       direction: 'in',
       type: 'openai:openExternal',
       data: { type: 'openai:openExternal', href: 'https://example.com/docs' },
       note: 'dismissed: the user did not open it',
     };
-    const wrapper = mount(WidgetTraffic, { props: { entries: [...ENTRIES, late] } });
+    const after = ENTRIES.map((entry) => (entry.seq > 1 ? { ...entry, seq: entry.seq + 1 } : entry));
+    const wrapper = mount(WidgetTraffic, { props: { entries: [...after, late] } });
     const rows = wrapper.findAll('[data-testid="widget-message"]');
     expect(rows.map((r) => r.get('time').text())).toEqual([
       '03:04:05.067',
@@ -107,6 +109,22 @@ describe('WidgetTraffic', () => {
       '03:04:05.079',
     ]);
     expect(rows[1]!.get('[data-testid="widget-message-note"]').text()).toBe('dismissed');
+  });
+
+  it('keeps the order they were asked in for links asked in the same millisecond', () => {
+    const link = (seq: number, note: string): TrafficEntry => ({
+      seq,
+      at: AT,
+      direction: 'in',
+      type: 'openai:openExternal',
+      data: { type: 'openai:openExternal', href: `https://example.com/${seq}` },
+      note,
+    });
+    // The first waited for the user while the other two were refused, so it was recorded last.
+    const entries = [link(2, 'refused: busy'), link(3, 'refused: busy'), link(1, 'dismissed: by the user')];
+    const wrapper = mount(WidgetTraffic, { props: { entries } });
+    const notes = wrapper.findAll('[data-testid="widget-message-note"]').map((n) => n.text());
+    expect(notes).toEqual(['dismissed', 'refused', 'refused']);
   });
 
   it('tells an opened link quietly and a link not opened as a warning, in the badge and the note', () => {

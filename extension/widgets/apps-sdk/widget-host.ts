@@ -256,6 +256,7 @@ export function overflowNote(
 
 /** One message of the traffic view: `in` came from the widget, `out` went to it. */
 export interface TrafficEntry {
+  /** The order the messages came in (a link is numbered when asked, though recorded when answered). */
   seq: number;
   /** Milliseconds since the epoch. */
   at: number;
@@ -376,10 +377,12 @@ export class WidgetHost {
           this.record('in', message, { note: 'refused: only http and https links open' });
           return;
         }
-        // Shown once the user has answered, with what became of it, at the time it came.
+        // Shown once the user has answered, with what became of it, in its place: at the time it came,
+        // numbered before the requests that came while it waited (they may share its millisecond).
         const at = this.now();
+        const seq = ++this.seq;
         const note = LINK_NOTES[await this.actions.openExternal(message.href)];
-        this.record('in', message, note ? { note } : {}, at);
+        this.record('in', message, note ? { note } : {}, at, seq);
         return;
       }
       case 'openai:notifyIntrinsicHeight':
@@ -410,9 +413,10 @@ export class WidgetHost {
     data: unknown,
     extra: Pick<TrafficEntry, 'ignored' | 'note'> = {},
     at = this.now(),
+    seq = ++this.seq,
   ): void {
     const type = isPlainObject(data) && typeof data.type === 'string' ? data.type : '(no type)';
-    this.actions.traffic({ seq: ++this.seq, at, direction, type, data, ...extra });
+    this.actions.traffic({ seq, at, direction, type, data, ...extra });
   }
 }
 
