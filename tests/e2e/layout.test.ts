@@ -244,11 +244,22 @@ describe('the inspector web page at 420, 700 and 1400 px', USER_FLOW, () => {
     await page.setViewport({ width: 1400, height: HEIGHT });
     await web.openTab('tools');
     await web.servers.select('broken');
-    const line = await page.$eval(`${byTestId('server-broken')} ${byTestId('server-last-error')}`, (el) => ({
-      height: el.getBoundingClientRect().height,
-      lineHeight: parseFloat(getComputedStyle(el).lineHeight),
-      title: el.getAttribute('title'),
-    }));
+    // Selecting it in the Tools view tries to connect again, and the line goes while that lasts: it is
+    // found and measured in one step, never measured after it left the page.
+    const handle = await page.waitForFunction(
+      (sel: string) => {
+        const el = document.querySelector(sel);
+        if (!el) return null;
+        return {
+          height: el.getBoundingClientRect().height,
+          lineHeight: parseFloat(getComputedStyle(el).lineHeight),
+          title: el.getAttribute('title'),
+        };
+      },
+      {},
+      `${byTestId('server-broken')} ${byTestId('server-last-error')}`,
+    );
+    const line = (await handle.jsonValue())!;
     expect(failure).toBeTruthy();
     expect(line.title).toBe(failure);
     expect(line.height).toBeLessThan(line.lineHeight * 1.5);
