@@ -495,7 +495,11 @@ describe('WidgetHost', () => {
     answer('dismissed');
     await first;
     const hrefs = (list: TrafficEntry[]) => list.map((entry) => (entry.data as { href: string }).href);
-    expect(hrefs(traffic)).toEqual(['https://example.com/b', 'https://example.com/c', 'https://example.com/a']);
+    expect(hrefs(traffic)).toEqual([
+      'https://example.com/b',
+      'https://example.com/c',
+      'https://example.com/a',
+    ]);
     expect(hrefs([...traffic].sort((a, b) => a.seq - b.seq))).toEqual([
       'https://example.com/a',
       'https://example.com/b',
