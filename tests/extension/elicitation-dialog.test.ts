@@ -132,7 +132,10 @@ describe('ElicitationDialog', () => {
     };
     const wrapper = open({ elicitation: elicitation({ message: 'Where?', requestedSchema }) });
     expect((wrapper.get('[data-testid="field-region"]').element as HTMLSelectElement).value).toBe('');
-    expect((wrapper.get('[data-testid="field-confirm"]').element as HTMLInputElement).checked).toBe(false);
+    // Unset, shown as neither true nor false until the user clicks it.
+    const confirm = wrapper.get('[data-testid="field-confirm"]').element as HTMLInputElement;
+    expect([confirm.checked, confirm.indeterminate]).toEqual([false, true]);
+    expect(wrapper.get('[data-testid="unset-confirm"]').text()).toBe('not set');
     await wrapper.get('[data-testid="field-host"]').setValue('prod.example.com');
     // A required pick list without a default must be picked: Accept waits for it.
     expect(wrapper.get('[data-testid="elicit-missing"]').text()).toBe('Required: plan');
@@ -141,6 +144,19 @@ describe('ElicitationDialog', () => {
     expect(wrapper.emitted('respond')).toEqual([
       [{ action: 'accept', content: { host: 'prod.example.com', tier: 'paid', plan: 'b' } }],
     ]);
+  });
+
+  it('sets an unset checkbox on the first click, and then to false on the next', async () => {
+    const requestedSchema = { type: 'object', properties: { confirm: { type: 'boolean' } } };
+    const wrapper = open({ elicitation: elicitation({ message: 'Sure?', requestedSchema }) });
+    const box = wrapper.get('[data-testid="field-confirm"]');
+    await box.setValue(true);
+    expect((box.element as HTMLInputElement).indeterminate).toBe(false);
+    expect(wrapper.find('[data-testid="unset-confirm"]').exists()).toBe(false);
+    await box.setValue(false);
+    expect((box.element as HTMLInputElement).indeterminate).toBe(false);
+    await wrapper.get('[data-testid="elicit-accept"]').trigger('click');
+    expect(wrapper.emitted('respond')).toEqual([[{ action: 'accept', content: { confirm: false } }]]);
   });
 
   it('finds a default behind $ref and inside objects, and unsets the picks nested without one', async () => {
