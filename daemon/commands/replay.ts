@@ -92,22 +92,29 @@ async function serveHttp(session: Session, matcher: Matcher, port: number): Prom
     if (requestTarget(req.url)?.pathname !== '/mcp') {
       return void res.writeHead(404).end('The recorded session is served at /mcp');
     }
+    if (req.method !== 'POST') {
+      // Stateless, with nothing to send unasked: no stream to open (GET) and no session to end (DELETE).
+      // A legacy HTTP+SSE client gets this at once, where an open stream would keep it waiting for an
+      // endpoint that never comes.
+      res.writeHead(405, { Allow: 'POST', 'Content-Type': 'text/plain; charset=utf-8' });
+      return void res.end(
+        'The replay answers JSON-RPC POSTed to /mcp (Streamable HTTP): it opens no SSE stream and keeps no session',
+      );
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) return void res.writeHead(413).end();
+      chunks.push(chunk as Buffer);
+    }
     let body: unknown;
-    if (req.method === 'POST') {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req) {
-        size += (chunk as Buffer).length;
-        if (size > MAX_BODY_BYTES) return void res.writeHead(413).end();
-        chunks.push(chunk as Buffer);
-      }
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        res.writeHead(400, { 'Content-Type': 'application/json' });
-        const error = { code: -32700, message: 'Parse error: the body is not JSON' };
-        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
-      }
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      res.writeHead(400, { 'Content-Type': 'application/json' });
+      const error = { code: -32700, message: 'Parse error: the body is not JSON' };
+      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error }));
     }
     // Stateless: a server and transport per request; the recorded answers' turns are shared by all.
     const server = replayServer(session.header, matcher);

@@ -11,6 +11,7 @@ import { lstat, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -130,13 +131,17 @@ const replayOverStdio = (file: string): Promise<Client> =>
     }),
   );
 
-async function replayOverHttp(file: string): Promise<Client> {
+/** Starts `replay FILE --port N` on a free port; resolves with its URL. */
+async function replayUrl(file: string): Promise<string> {
   const port = await freePort();
   const replay = start(['replay', file, '--port', String(port)]);
   const [url = ''] = await waitFor(replay, 'stdout', /http:\/\/127\.0\.0\.1:\d+\/mcp/);
   expect(url).toBe(`http://127.0.0.1:${port}/mcp`);
-  return connect(new StreamableHTTPClientTransport(new URL(url)));
+  return url;
 }
+
+const replayOverHttp = async (file: string): Promise<Client> =>
+  connect(new StreamableHTTPClientTransport(new URL(await replayUrl(file))));
 
 const live = (): Promise<Client> => {
   const { command, args = [] } = everythingStdio();
@@ -256,6 +261,21 @@ describe('a recorded server-everything session', () => {
     expect(otherMethod.message).toMatch(/prompts\/get was not recorded in .*everything\.jsonl/);
     // The server stays up: a recorded request still gets its answer.
     expect((await replayed.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('turns away a GET or DELETE over HTTP at once, so a legacy SSE client fails instead of waiting', async () => {
+    const url = await replayUrl(session);
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(url, { method, headers: { Accept: 'text/event-stream' } });
+      expect([method, response.status, response.headers.get('allow')]).toEqual([method, 405, 'POST']);
+      expect(await response.text()).toMatch(/POSTed to \/mcp .*opens no SSE stream/);
+    }
+    // It used to open a stream and send nothing: the client waited for its endpoint event for good.
+    const sse = new Client({ name: 'legacy', version: '1.0.0' });
+    await expect(sse.connect(new SSEClientTransport(new URL(url)))).rejects.toThrow(/405/);
+    // The Streamable HTTP client goes on without the stream it may ask for.
+    const client = await connect(new StreamableHTTPClientTransport(new URL(url)));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it('passes the same saved-request collection as the live server', async () => {
