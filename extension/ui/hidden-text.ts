@@ -260,6 +260,19 @@ export function hiddenParts(text: string, options: { all?: boolean } = {}): Text
   return parts.some((part) => typeof part !== 'string') ? parts : undefined;
 }
 
+/**
+ * `parts` with each plain run longer than `keep` characters cut to its two ends around an ellipsis: where
+ * the marks of a long text sit, without the whole text.
+ */
+export function elidePlain(parts: TextPart[], keep: number): TextPart[] {
+  const half = Math.max(1, Math.floor(keep / 2));
+  return parts.map((part) => {
+    if (typeof part !== 'string' || part.length <= keep) return part;
+    const chars = Array.from(part);
+    return chars.length <= keep ? part : `${chars.slice(0, half).join('')}…${chars.slice(-half).join('')}`;
+  });
+}
+
 /** Whether `text` holds a character `revealParts` would show. */
 export function hasHidden(text: string): boolean {
   return hiddenParts(text) !== undefined;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  elidePlain,
   escapeHidden,
   hasHidden,
   MAX_MARKS,
@@ -129,5 +130,15 @@ describe('what else hides in text', () => {
     const json = escapeHidden(JSON.stringify(value));
     expect(json).toBe('{"name":"x\\u202Ey","note":"ok\\uDB40\\uDC68\\uDB40\\uDC69","emoji":"👨\u200D👩"}');
     expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+describe('the marks of a long text', () => {
+  it('cuts plain runs longer than asked to their ends, whole characters, and keeps the marks', () => {
+    const parts = revealParts(`${'😀'.repeat(30)}\u202E${'b'.repeat(10)}`);
+    const cut = elidePlain(parts, 10);
+    expect(cut[0]).toBe(`${'😀'.repeat(5)}…${'😀'.repeat(5)}`);
+    expect(cut[1]).toMatchObject({ shown: '[RLO]' });
+    expect(cut[2]).toBe('b'.repeat(10));
   });
 });

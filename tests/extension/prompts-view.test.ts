@@ -136,6 +136,21 @@ describe('PromptsView', () => {
     expect(wrapper.get('[data-testid="prompt-arg-style"]').attributes('aria-required')).toBeUndefined();
   });
 
+  it('marks under an argument box the hidden characters its value holds', async () => {
+    const { wrapper } = await mountView();
+    const temperature = wrapper.get('[data-testid="prompt-arg-temperature"]');
+    // As a completion the server offered would fill it.
+    await temperature.setValue('hot\u202Edlo');
+    const marks = wrapper.get('[data-testid="prompt-arg-temperature-hidden"]');
+    expect(marks.text()).toBe('Holds characters the box does not show: hot[RLO]dlo');
+    expect(temperature.attributes('aria-describedby')!.split(' ')).toEqual([
+      marks.attributes('id'),
+      expect.stringMatching(/-temperature-help$/),
+    ]);
+    await temperature.setValue('hot');
+    expect(wrapper.find('[data-testid="prompt-arg-temperature-hidden"]').exists()).toBe(false);
+  });
+
   it('keeps Get disabled with a hint while a required argument is empty', async () => {
     const { wrapper, store } = await mountView();
     const button = wrapper.get('[data-testid="prompt-get"]');

@@ -99,6 +99,35 @@ describe('SchemaForm fields', () => {
     expect(wrapper.get(`#${helpId}`).text()).toBe('Text to echo');
   });
 
+  it('marks under a text box the hidden characters its value holds, which the box cannot show', async () => {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        path: { type: 'string', default: 'invoice\u202Efdp.exe', description: 'Where' },
+        note: { type: 'string', default: `${'a'.repeat(500)}\u200Bb` },
+        plain: { type: 'string', default: 'nothing hidden' },
+        tags: { type: 'array', items: { type: 'string' }, default: ['x\u200By'] },
+      },
+    };
+    const wrapper = mountForm(schema);
+    const line = wrapper.get('[data-testid="hidden-path"]');
+    expect(line.text()).toBe('Holds characters the box does not show: invoice[RLO]fdp.exe');
+    expect(line.get('mark').attributes('title')).toMatch(/^U\+202E RIGHT-TO-LEFT OVERRIDE/);
+    // The box is described by it, before its help text.
+    const box = wrapper.get('[data-testid="field-path"]');
+    expect(box.attributes('aria-describedby')).toBe(`${line.attributes('id')} f-path-help`);
+    // A long value: the plain text around the mark is cut to its ends.
+    expect(wrapper.get('[data-testid="hidden-note"]').text()).toBe(
+      `Holds characters the box does not show: ${'a'.repeat(20)}…${'a'.repeat(20)}[ZWSP]b`,
+    );
+    expect(wrapper.find('[data-testid="hidden-plain"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="hidden-tags.0"]').text()).toContain('x[ZWSP]y');
+    // It follows what is typed: gone once the value holds none.
+    await box.setValue('invoice.pdf');
+    expect(wrapper.find('[data-testid="hidden-path"]').exists()).toBe(false);
+    expect(box.attributes('aria-describedby')).toBe('f-path-help');
+  });
+
   it('says so when the tool takes no parameters', () => {
     expect(mountForm({ type: 'object', properties: {} }).get('[data-testid="no-parameters"]').text()).toBe(
       'No parameters',
