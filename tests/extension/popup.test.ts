@@ -242,6 +242,27 @@ describe('saved requests in the popup', () => {
     expect(wrapper.get('[data-testid="popup-saved-none"]').text()).toBe('No saved request matches');
   });
 
+  it('keeps the notes out of the listbox, which holds options only, and reads them out as they change', async () => {
+    const tools = Array.from({ length: 300 }, (_, i) => ({
+      name: `tool-${i}`,
+      inputSchema: { type: 'object' },
+    }));
+    const wrapper = mount(PopupPicker, {
+      props: { servers: [], serverId: null, tools, toolName: null, saved: [], savedId: '' },
+      attachTo: document.body,
+    });
+    onTestFinished(() => wrapper.unmount());
+    const box = wrapper.get('[data-testid="popup-tool"]');
+    await box.trigger('focus');
+    const listbox = wrapper.get('[role="listbox"]');
+    const roles = () => [...listbox.element.children].map((child) => child.getAttribute('role'));
+    expect(new Set(roles())).toEqual(new Set(['option']));
+    expect(wrapper.get('[data-testid="popup-tool-more"]').attributes('role')).toBe('status');
+    await box.setValue('nothing like it');
+    expect(roles()).toEqual([]);
+    expect(wrapper.get('[data-testid="popup-tool-none"]').attributes('role')).toBe('status');
+  });
+
   it('leaves out broken entries and gives id-less ones an id', async () => {
     await fakeBrowser.storage.local.set({
       'savedRequests:everything': [
