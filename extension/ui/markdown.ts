@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
+import { hasHidden, hiddenParts } from './hidden-text';
 import { RESOURCE_LINK_ATTRIBUTE } from './markdown-links';
 
 // Markdown from an MCP server is untrusted: markdown-it may pass its raw HTML through, so every rendering
@@ -128,8 +129,45 @@ purify.addHook('afterSanitizeAttributes', (node) => {
 export function renderMarkdown(source: string, uri?: string): string {
   baseUri = uri;
   try {
-    return purify.sanitize(markdown.render(source), CONFIG);
+    const html = markdown.render(source);
+    if (!hasHidden(source)) return purify.sanitize(html, CONFIG);
+    // Its text holds hidden characters: marked in the sanitised tree, which is then written out once,
+    // as the string form would be.
+    const fragment = purify.sanitize(html, { ...CONFIG, RETURN_DOM_FRAGMENT: true });
+    markHidden(fragment);
+    const box = fragment.ownerDocument.createElement('div');
+    box.append(fragment);
+    return box.innerHTML;
   } finally {
     baseUri = undefined;
+  }
+}
+
+/**
+ * Marks the hidden characters of every text in `root` as ShownText marks them (`hidden-text.ts`): a
+ * `<mark class="hidden-char">` with the code point and name as its title, made here, never from the source.
+ */
+function markHidden(root: DocumentFragment): void {
+  const document = root.ownerDocument;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const texts: Text[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node as Text);
+  for (const text of texts) {
+    const parts = hiddenParts(text.data);
+    if (!parts) continue;
+    const marked = document.createDocumentFragment();
+    for (const part of parts) {
+      if (typeof part === 'string') {
+        marked.append(part);
+        continue;
+      }
+      const mark = document.createElement('mark');
+      mark.className = 'hidden-char';
+      mark.title = part.title;
+      mark.textContent = part.shown;
+      marked.append(mark);
+      if (part.keep) marked.append(part.raw);
+    }
+    text.replaceWith(marked);
   }
 }
