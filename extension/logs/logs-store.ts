@@ -221,6 +221,18 @@ export const useLogsStore = defineStore('logs', () => {
     return model.visibleAt(index);
   }
 
+  /**
+   * How the row at `index` of the filtered view sits in a call of several rounds: `start` for the first
+   * row of the call's run of rows (the row above is not of it), `in` for the others, undefined outside one.
+   * Two calls one after the other are two runs, not one.
+   */
+  function callRun(index: number): 'start' | 'in' | undefined {
+    const round = visibleAt(index)?.round;
+    if (!round || round.rounds < 2) return undefined;
+    const above = index > 0 ? visibleAt(index - 1)?.round : undefined;
+    return above?.call === round.call && above.rounds > 1 ? 'in' : 'start';
+  }
+
   /** The raw entries of the filtered view, one JSON object per line, requests before their responses. */
   function exportJsonl(): string {
     void revision.value;
@@ -256,6 +268,7 @@ export const useLogsStore = defineStore('logs', () => {
     togglePause,
     clear,
     visibleAt,
+    callRun,
     wholeLoad,
     loadWhole,
     exportJsonl,

@@ -49,31 +49,28 @@ describe('the Logs view at 2026-07-28', USER_FLOW, () => {
       toolName: 'echo',
       parameters: { message: 'hi', region: 'eu-west' },
     });
-    const asked = await api('POST', '/api/mcp/tools/execute', {
-      serverId: SERVER,
-      toolName: 'ask',
-      parameters: {},
-    });
-    const named = await api('POST', '/api/mcp/tools/respond', {
-      requestId: asked.body.requestId,
-      response: { action: 'accept', content: { name: 'Ada' } },
-    });
-    const done = await api('POST', '/api/mcp/tools/respond', {
-      requestId: named.body.requestId,
-      response: { action: 'accept', content: { ok: true } },
-    });
-    expect(done.status).toBe(200);
+    // Two calls of three rounds each, one right after the other.
+    for (const name of ['Ada', 'Grace']) {
+      const asked = await api('POST', '/api/mcp/tools/execute', {
+        serverId: SERVER,
+        toolName: 'ask',
+        parameters: {},
+      });
+      const named = await api('POST', '/api/mcp/tools/respond', {
+        requestId: asked.body.requestId,
+        response: { action: 'accept', content: { name } },
+      });
+      const done = await api('POST', '/api/mcp/tools/respond', {
+        requestId: named.body.requestId,
+        response: { action: 'accept', content: { ok: true } },
+      });
+      expect(done.status).toBe(200);
+    }
 
     await panel.openTab('logs');
     await panel.logs.filterByMethod('tools/');
     const rows = await panel.logs.rows();
-    expect(rows.map((row) => row.method)).toEqual([
-      'tools/list',
-      'tools/call',
-      'tools/call',
-      'tools/call',
-      'tools/call',
-    ]);
+    expect(rows.map((row) => row.method)).toEqual(['tools/list', ...Array(7).fill('tools/call')]);
     const notes = await panel.page.$$eval('[data-testid="log-row"]', (els) =>
       els.map(
         (el) =>
@@ -88,9 +85,15 @@ describe('the Logs view at 2026-07-28', USER_FLOW, () => {
       'round 1 of tools/call ask',
       'round 2 of tools/call ask',
       'round 3 of tools/call ask',
+      'round 1 of tools/call ask',
+      'round 2 of tools/call ask',
+      'round 3 of tools/call ask',
     ]);
-    const grouped = await panel.page.$$eval('[data-testid="log-row"].in-call', (els) => els.length);
-    expect(grouped).toBe(3);
+    const grouped = await panel.page.$$eval('[data-testid="log-row"].in-call', (els) =>
+      els.map((el) => el.classList.contains('call-start')),
+    );
+    // A bar for each call, from its first round: the second call's is not the first's going on.
+    expect(grouped).toEqual([true, false, false, true, false, false]);
 
     const second = await panel.logs.expandRow(rows[3]!.index);
     expect(second).toContain('Round 2 of 3 of tools/call ask');

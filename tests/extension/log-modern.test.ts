@@ -3,10 +3,12 @@
  * its round, a list result's cache hint, what an error code means and the MCP headers it was sent with.
  */
 import { mount, type VueWrapper } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import LogRow from '../../extension/logs/LogRow.vue';
 import { LogModel, type LogRow as Row } from '../../extension/logs/log-pairing';
 import { cacheHintText, errorMeaning } from '../../extension/logs/log-notes';
+import { useLogsStore } from '../../extension/logs/logs-store';
 import type { RpcMessageEntry } from '../../shared/logs';
 
 let seq = 0;
@@ -66,6 +68,28 @@ describe('LogModel groups the rounds of a call', () => {
     expect(model.rows.map((row) => row.round && [row.round.call, row.round.round, row.round.rounds])).toEqual(
       [['a', 1, 2], ['b', 1, 1], ['a', 2, 2], undefined, undefined],
     );
+  });
+});
+
+describe('the runs of rows of a call in the filtered log', () => {
+  it('starts a new run for each call, also right after another call, and none for a call of one round', () => {
+    setActivePinia(createPinia());
+    const logs = useLogsStore();
+    logs.addEntries([
+      ask(1, 1, 'a'),
+      ask(2, 2, 'a'),
+      ask(3, 1, 'b'),
+      ask(4, 2, 'b'),
+      ask(5, 3, 'b'),
+      ask(6, 1, 'single'),
+      entry({ id: 7, method: 'ping' }),
+      ask(8, 3, 'a'),
+    ]);
+    const runs = Array.from({ length: logs.visibleCount }, (_, index) => logs.callRun(index));
+    expect(runs).toEqual(['start', 'in', 'start', 'in', 'in', undefined, undefined, 'start']);
+    // Filtered, the rows left decide: a call's rows that come together start one run.
+    logs.methodFilter = 'tools/call';
+    expect(logs.callRun(6)).toBe('start');
   });
 });
 
