@@ -4,8 +4,9 @@
  * route ever returns these; the server record shows only when the grant ends and its scopes.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolder } from '../make-folder.ts';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 
 /** Tokens as the SDK hands them over (with its `issuer` stamp), and when they were obtained. */
@@ -70,7 +71,7 @@ export class GrantStore {
   }
 
   private async write(serverId: string, grant: Grant): Promise<void> {
-    await mkdir(this.folder, { recursive: true, mode: 0o700 });
+    await makeFolder(this.folder);
     const file = this.file(serverId);
     const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     try {

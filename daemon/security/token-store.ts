@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolder } from '../make-folder.ts';
 
 /** Reads the session token from the data folder, creating a random 256-bit one (mode 0600) at first start. */
 export async function loadOrCreateToken(dataDir: string): Promise<string> {
@@ -12,7 +13,7 @@ export async function loadOrCreateToken(dataDir: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const token = randomBytes(32).toString('hex');
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await makeFolder(dataDir);
   await writeFile(file, `${token}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
   return token;

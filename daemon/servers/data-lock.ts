@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolder } from '../make-folder.ts';
 
 export interface DataFolderLock {
   /** Lets the folder go: the file is removed if it is still this daemon's. */
@@ -66,7 +67,7 @@ export async function lockDataFolder(folder: string, pid = process.pid): Promise
   const file = join(folder, LOCK_FILE);
   const mine = `${pid}\n`;
   try {
-    await mkdir(folder, { recursive: true, mode: 0o700 });
+    await makeFolder(folder);
     await take(folder, file, mine);
   } catch (error) {
     if (here) heldHere.delete(folder);

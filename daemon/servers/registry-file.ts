@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { makeFolder } from '../make-folder.ts';
 import {
   configFromEntry,
   entryFromConfig,
@@ -120,7 +121,7 @@ export async function writeRegistry(file: string, servers: StoredServer[]): Prom
     ),
   };
   const folder = dirname(file);
-  await mkdir(folder, { recursive: true, mode: 0o700 });
+  await makeFolder(folder);
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     // 0600: the file holds the servers' env and headers, which are secrets.

@@ -328,6 +328,16 @@ describe('command line errors', () => {
     }
   });
 
+  it('names a data folder the kernel will not make, where it spun at full CPU', async () => {
+    // Node's own recursive mkdir loops for good on an ENOENT for a parent that exists, as /proc answers.
+    const dataDir = '/proc/inspector-daemon-test/data';
+    const cli = runCli(['--port', '0', '--data-dir', dataDir]);
+    expect((await cli.exited).code).toBe(1);
+    expect(expectOneLineError(cli.stderr())).toBe(
+      `inspector-daemon: cannot use the data folder ${dataDir}: a folder on that path is missing and cannot be made; give one this user can write with --data-dir (or INSPECTOR_DATA_DIR)`,
+    );
+  });
+
   it('refuses an unknown flag with one line and exit code 2', async () => {
     const cli = runCli(['--frobnicate']);
     expect((await cli.exited).code).toBe(2);
