@@ -180,6 +180,19 @@ describe('SchemaForm raw JSON mode', () => {
     expect(wrapper.find('[data-testid="field-message"]').exists()).toBe(false);
   });
 
+  it('writes hidden characters as \\u escapes, which read back as the same value and run as it', async () => {
+    const wrapper = mountForm(everyType);
+    await wrapper.get('[data-testid="field-message"]').setValue('read\u202Etxt.exe');
+    await wrapper.get('[data-testid="mode-json"]').trigger('click');
+    const raw = wrapper.get('[data-testid="raw-json"]');
+    const text = (raw.element as HTMLTextAreaElement).value;
+    expect(text).toContain('"message": "read\\u202Etxt.exe"');
+    expect(text).not.toContain('\u202E');
+    // Edited elsewhere and back: the value the form holds is the one with the character.
+    await raw.setValue(text.replace('"loud": false', '"loud": true'));
+    expect(lastValue(wrapper)).toMatchObject({ message: 'read\u202Etxt.exe', loud: true });
+  });
+
   it('edits the same value the form shows', async () => {
     const wrapper = mountForm(everyType);
     await wrapper.get('[data-testid="mode-json"]').trigger('click');
