@@ -90,6 +90,15 @@ describe('SavedRequests', () => {
     expect(titles(restarted)).toEqual(['Echo hello']);
   });
 
+  it('marks hidden characters in a title and description, as an imported collection may hold them', async () => {
+    const wrapper = await mountView();
+    await saveRequest(wrapper, 'Echo\u202Eolleh', `checks${'\u{E0041}'}`);
+    const title = wrapper.get('[data-testid="saved-item-title"]');
+    expect(title.text()).toBe('Echo[RLO]olleh');
+    expect(title.attributes('title')).toBe('Echo[RLO]olleh');
+    expect(wrapper.get('[data-testid="saved-item"] .description').text()).toBe('checks[hidden tags: "A"]');
+  });
+
   it('emits load with the tool and a copy of the saved parameters', async () => {
     const parameters = { message: 'hello', nested: { n: 1 } };
     const wrapper = await mountView({ parameters });
