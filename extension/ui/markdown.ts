@@ -143,6 +143,21 @@ export function renderMarkdown(source: string, uri?: string): string {
   }
 }
 
+const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
+/** Elements whose content the HTML parser reads as text, never as elements. */
+const TEXT_ONLY = new Set([
+  'title',
+  'textarea',
+  'style',
+  'script',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'noscript',
+  'plaintext',
+]);
+
 /**
  * Marks the hidden characters of every text in `root` as ShownText marks them (`hidden-text.ts`): a
  * `<mark class="hidden-char">` with the code point and name as its title, made here, never from the source.
@@ -151,7 +166,14 @@ function markHidden(root: DocumentFragment): void {
   const document = root.ownerDocument;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const texts: Text[] = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node as Text);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    // Only text in an ordinary HTML element: a mark in SVG or MathML, or in an element whose text is
+    // read raw (`<title>`), would be parsed back as something else.
+    const parent = node.parentElement;
+    if (parent && parent.namespaceURI === HTML_NAMESPACE && !TEXT_ONLY.has(parent.localName)) {
+      texts.push(node as Text);
+    }
+  }
   for (const text of texts) {
     const parts = hiddenParts(text.data);
     if (!parts) continue;

@@ -186,6 +186,15 @@ describe('hidden characters in rendered Markdown', () => {
     expect(rendered('<mark class="hidden-char" title="x">[RLO]</mark>').querySelector('[class]')).toBeNull();
   });
 
+  it('leaves the text of SVG and MathML as it is, where an HTML mark would be parsed back as another element', () => {
+    const source = '<svg><text>a\u202Eb</text></svg><math><mi>c\u202Ed</mi></math>\n\ne\u202Ef';
+    const box = rendered(source);
+    expect(
+      [...box.querySelectorAll('mark')].map((m) => [m.namespaceURI, m.parentElement!.localName]),
+    ).toEqual([['http://www.w3.org/1999/xhtml', 'p']]);
+    expect(box.querySelector('text')?.textContent).toBe('a\u202Eb');
+  });
+
   it('sanitises the same with them as without: no script, handler or remote fetch gets through', () => {
     const hostile = `\u202E<img src="${PIXEL}" onerror="alert(1)"><script>alert(2)</script><svg><image href="${PIXEL}"/></svg>`;
     const box = rendered(hostile);
