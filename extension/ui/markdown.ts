@@ -1,6 +1,6 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
-import { hasHidden, hiddenParts } from './hidden-text';
+import { hasHidden, hiddenParts, revealHidden } from './hidden-text';
 import { RESOURCE_LINK_ATTRIBUTE } from './markdown-links';
 
 // Markdown from an MCP server is untrusted: markdown-it may pass its raw HTML through, so every rendering
@@ -121,6 +121,9 @@ purify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
+/** Put before the rendering so that the parser keeps the body whatever the source starts with. */
+const KEEP_BODY = '<wbr>';
+
 /**
  * Markdown rendered to HTML that is safe to insert into the inspector's page, and that loads nothing.
  * `uri`, the document's own URI, resolves its relative links to resources of the same server, marked
@@ -129,11 +132,17 @@ purify.addHook('afterSanitizeAttributes', (node) => {
 export function renderMarkdown(source: string, uri?: string): string {
   baseUri = uri;
   try {
-    const html = markdown.render(source);
-    if (!hasHidden(source)) return purify.sanitize(html, CONFIG);
-    // Its text holds hidden characters: marked in the sanitised tree, which is then written out once,
-    // as the string form would be.
-    const fragment = purify.sanitize(html, { ...CONFIG, RETURN_DOM_FRAGMENT: true });
+    // A leading <wbr> keeps the body: a `<frameset>` first in the source would otherwise replace it, and
+    // the whole document (what it hides included) came out empty.
+    const fragment = purify.sanitize(`${KEEP_BODY}${markdown.render(source)}`, {
+      ...CONFIG,
+      RETURN_DOM_FRAGMENT: true,
+    });
+    if (!fragment) return '';
+    const first = fragment.firstChild;
+    if (first?.nodeName.toLowerCase() === 'wbr') first.remove();
+    // Marked in the sanitised tree, after the parser has decoded entities (`&#x202E;` too), and written
+    // out once, as DOMPurify's string form would be.
     markHidden(fragment);
     const box = fragment.ownerDocument.createElement('div');
     box.append(fragment);
@@ -158,20 +167,36 @@ const TEXT_ONLY = new Set([
   'plaintext',
 ]);
 
+/** Attributes shown as text (a tooltip, an image's stand-in, what a reader hears). */
+const SHOWN_ATTRIBUTES = ['title', 'alt', 'aria-label'];
+
 /**
  * Marks the hidden characters of every text in `root` as ShownText marks them (`hidden-text.ts`): a
  * `<mark class="hidden-char">` with the code point and name as its title, made here, never from the source.
+ * Text in SVG or MathML, where an HTML mark would be parsed back as an element of that namespace, and the
+ * attributes shown as text, get the marks' names written in (`[RLO]`) instead. Text the page never shows
+ * (a `<title>`, a template's content) is left.
  */
 function markHidden(root: DocumentFragment): void {
   const document = root.ownerDocument;
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
   const texts: Text[] = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    // Only text in an ordinary HTML element: a mark in SVG or MathML, or in an element whose text is
-    // read raw (`<title>`), would be parsed back as something else.
-    const parent = node.parentElement;
-    if (parent && parent.namespaceURI === HTML_NAMESPACE && !TEXT_ONLY.has(parent.localName)) {
-      texts.push(node as Text);
+    if (node.nodeType === Node.ELEMENT_NODE) {
+      const element = node as Element;
+      for (const name of SHOWN_ATTRIBUTES) {
+        const value = element.getAttribute(name);
+        if (value !== null && hasHidden(value)) element.setAttribute(name, revealHidden(value));
+      }
+      continue;
+    }
+    const text = node as Text;
+    const parent = text.parentElement;
+    if (parent && parent.namespaceURI !== HTML_NAMESPACE) {
+      if (hasHidden(text.data)) text.data = revealHidden(text.data);
+    } else if (!parent || !TEXT_ONLY.has(parent.localName)) {
+      // In an HTML element, or at the top of the document.
+      texts.push(text);
     }
   }
   for (const text of texts) {

@@ -186,13 +186,29 @@ describe('hidden characters in rendered Markdown', () => {
     expect(rendered('<mark class="hidden-char" title="x">[RLO]</mark>').querySelector('[class]')).toBeNull();
   });
 
-  it('leaves the text of SVG and MathML as it is, where an HTML mark would be parsed back as another element', () => {
-    const source = '<svg><text>a\u202Eb</text></svg><math><mi>c\u202Ed</mi></math>\n\ne\u202Ef';
+  it('writes their names into SVG and MathML text, where an HTML mark would be parsed back as another element', () => {
+    const source = '<svg><text>a\u202Eb</text></svg><math><mtext>c\u202Ed</mtext></math>\n\ne\u202Ef';
     const box = rendered(source);
     expect(
       [...box.querySelectorAll('mark')].map((m) => [m.namespaceURI, m.parentElement!.localName]),
     ).toEqual([['http://www.w3.org/1999/xhtml', 'p']]);
-    expect(box.querySelector('text')?.textContent).toBe('a\u202Eb');
+    expect(box.querySelector('text')?.textContent).toBe('a[RLO]b');
+    expect(box.querySelector('mtext')?.textContent).toBe('c[RLO]d');
+  });
+
+  it('marks those written as entities, and text outside any element', () => {
+    const box = rendered('Open invoice&#x202E;fdp.exe now\n\n<div>a</div>invoice&#8238;fdp.exe');
+    expect([...box.querySelectorAll('mark.hidden-char')].map((m) => m.textContent)).toEqual([
+      '[RLO]',
+      '[RLO]',
+    ]);
+    expect(box.textContent).not.toContain('\u202E');
+  });
+
+  it('writes their names into the attributes shown as text: a link title, an image alt', () => {
+    const box = rendered(`[docs](https://example.com/ "safe\u202Eexe.txt") ![a\u200Bb](${PNG})`);
+    expect(box.querySelector('a')!.getAttribute('title')).toBe('safe[RLO]exe.txt');
+    expect(box.querySelector('img')!.getAttribute('alt')).toBe('a[ZWSP]b');
   });
 
   it('sanitises the same with them as without: no script, handler or remote fetch gets through', () => {
@@ -202,5 +218,20 @@ describe('hidden characters in rendered Markdown', () => {
     expect(box.innerHTML).not.toMatch(/onerror/i);
     expect(fetchedAddresses(box)).toEqual([]);
     expect(box.querySelector('mark.hidden-char')!.textContent).toBe('[RLO]');
+  });
+});
+
+describe('a document that starts with a frameset', () => {
+  it('is still rendered: the frameset no longer takes the body and the text with it', () => {
+    for (const source of ['<frameset>\n\n# Plain doc\n\nno hidden chars', '<frameset>\u202E\n\nhidden']) {
+      const box = rendered(source);
+      expect(box.textContent, source).toMatch(/Plain doc|hidden/);
+      expect(box.querySelector('frameset, wbr')).toBeNull();
+    }
+    expect(rendered('<frameset>\u202E').textContent).toBe('[RLO]');
+  });
+
+  it('keeps a <wbr> the source itself starts with, and only that one', () => {
+    expect(renderMarkdown('<wbr>a')).toBe('<p><wbr>a</p>\n');
   });
 });
