@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { Browser, Frame, Page } from 'puppeteer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startDaemon, type TestDaemon } from '../daemon/helpers.ts';
 import { launchBrowser } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension, startDaemonWithWebPage } from './support/daemon.ts';
@@ -380,8 +380,11 @@ describe('the panel inside real DevTools, docked beside the page', () => {
   ] as const) {
     it(`lays the panel out ${name}: no page scroll, a usable detail pane, the log's columns`, async () => {
       const inspected = await ext.browser.newPage();
+      // Closed whatever happens: a failed test must not leave DevTools open for the next one.
+      onTestFinished(() => inspected.close().catch(() => undefined));
       await inspected.goto('data:text/html,<title>inspected</title><h1>An inspected page</h1>');
       const { devtools, panel } = await openMcpPanel(inspected, { width, height: 720 }, dock);
+      onTestFinished(() => devtools.close().catch(() => undefined));
       await panel.waitForSelector(byTestId('daemon-status'));
       // DOM clicks: DevTools may still be sliding the panel in, and a click at coordinates can miss.
       const click = (sel: string) => panel.$eval(sel, (el) => (el as HTMLElement).click());
@@ -403,8 +406,6 @@ describe('the panel inside real DevTools, docked beside the page', () => {
       expect(await visibleColumns(panel)).toEqual(expect.arrayContaining(ESSENTIAL_COLUMNS));
       expect((await geometry(panel)).scrollHeight).toBe(g.innerHeight);
       await shot(devtools, `${shotName}-logs`);
-      await devtools.close();
-      await inspected.close();
     });
   }
 });

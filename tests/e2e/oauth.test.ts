@@ -69,7 +69,7 @@ describe('signing in to an OAuth server from the panel, with the auth debugger',
       byTestId('auth-state'),
     );
     expect(await panel.auth.state()).toContain(RESOURCE_SCOPE);
-    expect(await panel.servers.status('protected')).toContain('connected');
+    await panel.servers.waitForStatus('protected', 'connected');
     await panel.screenshot('auth-debugger-signed-in');
   });
 

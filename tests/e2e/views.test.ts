@@ -126,12 +126,16 @@ describe('the Resources, Prompts and Logs views of the DevTools panel', USER_FLO
   it('gets args-prompt once its required argument is filled and shows the message with its role', async () => {
     await panel.openTab('prompts');
     await panel.prompts.select('args-prompt');
-    // Four prompts fit: the list is as tall as its rows (of fractional heights), with no scroll bar.
-    const [shown, content] = await panel.page.$eval('section[aria-label="Prompts"] .virtual-scroll', (el) => [
-      el.clientHeight,
-      el.scrollHeight,
-    ]);
-    expect(content).toBe(shown);
+    // Four prompts fit: the list is as tall as its rows (of fractional heights), with no scroll bar. Rows
+    // are measured a frame after they are drawn: the two heights are compared once that has happened.
+    await expect
+      .poll(() =>
+        panel.page.$eval(
+          'section[aria-label="Prompts"] .virtual-scroll',
+          (el) => el.scrollHeight - el.clientHeight,
+        ),
+      )
+      .toBe(0);
     expect(await panel.prompts.arguments()).toEqual([
       { name: 'city', required: true },
       { name: 'state', required: false },

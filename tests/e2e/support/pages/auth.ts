@@ -36,8 +36,20 @@ export class AuthView {
   }
 
   /** Presses Next once it is offered (a request is held). */
+  /**
+   * Presses Next and waits until the step it held has gone out, so that the next look sees the step after
+   * it (a second press on the same step would let the next one go unseen).
+   */
   async next(): Promise<void> {
+    const held = await this.page.$(`${byTestId('auth-step')}[data-outcome="waiting"]`);
     await this.page.locator(byTestId('auth-next')).click();
+    if (held) {
+      await this.page.waitForFunction(
+        (step: Element) => !step.isConnected || step.getAttribute('data-outcome') !== 'waiting',
+        {},
+        held,
+      );
+    }
   }
 
   /** The text of the step the guided sign-in holds, once one is held. */

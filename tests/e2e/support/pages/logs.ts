@@ -45,13 +45,19 @@ export class LogsView {
 
   /** Checks exactly these servers in the server filter (none: every server shows). */
   async filterByServers(ids: string[]): Promise<void> {
-    const boxes = await this.page.$$(byTestId('log-server-option'));
-    for (const box of boxes) {
-      const [value, checked] = await box.evaluate((el) => [
-        (el as HTMLInputElement).value,
-        (el as HTMLInputElement).checked,
-      ]);
-      if (ids.includes(value as string) !== checked) await box.click();
+    // Each box found and clicked in one step (a box found in one step and clicked in the next may have
+    // been redrawn), one box a step: the boxes share one v-model, which takes one click a render.
+    const count = await this.page.$$eval(byTestId('log-server-option'), (boxes) => boxes.length);
+    for (let index = 0; index < count; index++) {
+      await this.page.$$eval(
+        byTestId('log-server-option'),
+        (boxes, at, wanted) => {
+          const box = boxes[at] as HTMLInputElement | undefined;
+          if (box && wanted.includes(box.value) !== box.checked) box.click();
+        },
+        index,
+        ids,
+      );
     }
     await this.page.waitForFunction(
       (sel: string, wanted: string[]) =>

@@ -37,12 +37,18 @@ export class ServerInfoView {
     return waitForText(this.page, byTestId('server-ping-result'), 'answered in');
   }
 
-  /** Picks the server's log level and waits until the select shows it. */
+  /**
+   * Picks the server's log level and waits until the server has taken it: the select shows it and is no
+   * longer busy (the select shows the pick at once; the daemon records it once the server answered).
+   */
   async setLoggingLevel(level: string): Promise<void> {
     const select = byTestId('server-logging-level');
     await this.page.select(select, level);
     await this.page.waitForFunction(
-      (sel: string, wanted: string) => document.querySelector<HTMLSelectElement>(sel)?.value === wanted,
+      (sel: string, wanted: string) => {
+        const box = document.querySelector<HTMLSelectElement>(sel);
+        return box?.value === wanted && !box.hasAttribute('aria-busy');
+      },
       {},
       select,
       level,

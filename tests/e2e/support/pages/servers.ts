@@ -35,6 +35,11 @@ export class ServersSidebar {
     await this.page.waitForSelector(byTestId('servers-empty'));
   }
 
+  /** Waits until the server's status reads `status` exactly ("connected" is not "disconnected"). */
+  async waitForStatus(id: string, status: string): Promise<void> {
+    await waitForText(this.page, `${byTestId(`server-${id}`)} ${byTestId('server-status')}`, status, true);
+  }
+
   async status(id: string): Promise<string> {
     return this.page.$eval(`${byTestId(`server-${id}`)} ${byTestId('server-status')}`, (el) =>
       (el as HTMLElement).innerText.trim(),
@@ -66,7 +71,7 @@ export class ServersSidebar {
       (el, sel) => el.querySelector<HTMLButtonElement>(sel)?.click(),
       byTestId('server-connect'),
     );
-    await waitForText(this.page, `${item} ${byTestId('server-status')}`, 'connected', true);
+    await this.waitForStatus(id, 'connected');
   }
 
   /** Waits for the explanation of the selected server's failure to contain `text`; returns it. */
