@@ -10,26 +10,40 @@ import { setPatternWorkerFactory } from '../../extension/validation/pattern-jobs
 import type { Expectation } from '../../shared/expectations.ts';
 import { fakePatternWorker } from './support/fake-pattern-worker.ts';
 
-/** The panel for `echo`, its saved request holding `expectations`, after a run that answered `text`. */
-async function panelWith(expectations: Expectation[], text: string) {
+/**
+ * The panel for `echo`, its saved request holding `expectations` (and `parameters`), after a run that
+ * answered `text` (made with `ran`).
+ */
+async function panelWith(
+  expectations: Expectation[],
+  text: string,
+  {
+    parameters = {},
+    ran = {},
+    inputSchema,
+  }: { parameters?: object; ran?: object; inputSchema?: object } = {},
+) {
   const pinia = createPinia();
   setActivePinia(pinia);
   const store = useSavedRequestsStore();
   await store.load(extensionStore(), 'everything');
-  const saved = await store.save({ title: 'Echo', toolName: 'echo', parameters: {} });
+  const saved = await store.save({ title: 'Echo', toolName: 'echo', parameters: { ...parameters } });
   for (const expectation of expectations) await store.addExpectation(saved.id, expectation);
   store.attach('echo', saved.id);
   const run: Run = {
     id: 'r1',
     serverId: 'everything',
     toolName: 'echo',
-    parameters: {},
+    parameters: ran,
     state: 'completed',
     startedAt: 0,
     finishedAt: 5,
     result: { content: [{ type: 'text', text }] },
   } as Run;
-  return mount(ExpectationsPanel, { props: { toolName: 'echo', run }, global: { plugins: [pinia] } });
+  return mount(ExpectationsPanel, {
+    props: { toolName: 'echo', run, ...(inputSchema && { inputSchema }) },
+    global: { plugins: [pinia] },
+  });
 }
 
 const outcomeTexts = (wrapper: ReturnType<typeof mount>): string[] =>
@@ -78,5 +92,32 @@ describe('expectations that run a regular expression, in the panel', { timeout: 
     await flushPromises();
     expect(expecting.find('[data-testid="expect-success"]').exists()).toBe(false);
     expect(expecting.find('[data-testid="expect-snapshot"]').exists()).toBe(true);
+  });
+
+  it('says a run was made with other parameters only when it was: a field the request leaves out is not its default', async () => {
+    const inputSchema = {
+      type: 'object',
+      properties: {
+        message: { type: 'string' },
+        loud: { type: 'boolean' },
+        times: { type: 'integer', default: 2 },
+      },
+    };
+    const other = '[data-testid="expectations-other-parameters"]';
+    const same = await panelWith([{ kind: 'noError' }], 'hi', {
+      parameters: { message: 'hi' },
+      ran: { message: 'hi' },
+      inputSchema,
+    });
+    await flushPromises();
+    expect(same.find(other).exists()).toBe(false);
+    fakeBrowser.reset();
+    const edited = await panelWith([{ kind: 'noError' }], 'hi', {
+      parameters: { message: 'hi' },
+      ran: { message: 'hi', loud: true },
+      inputSchema,
+    });
+    await flushPromises();
+    expect(edited.find(other).text()).toContain('Save them to “Echo”');
   });
 });
