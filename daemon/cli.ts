@@ -111,7 +111,9 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       port: Number(portText),
       host,
       mode: desktopMode ?? (env.NODE_ENV === 'development' ? 'development' : 'production'),
-      dataDir: values['data-dir'] ?? env.INSPECTOR_DATA_DIR ?? defaultDataDir(env),
+      // An empty INSPECTOR_DATA_DIR is unset, as an empty XDG_CONFIG_HOME is: not the current folder, where
+      // the token and the servers' secrets would be written (an empty --data-dir is a usage error).
+      dataDir: values['data-dir'] ?? (env.INSPECTOR_DATA_DIR || defaultDataDir(env)),
       token: token === '' ? undefined : token,
       allowedHosts: (values['allowed-host'] ?? []).map(checkAllowedHost),
       configFile,

@@ -8,6 +8,8 @@ import { dirname, resolve } from 'node:path';
  * spun at start. Here that is an ENOENT error naming the folder.
  */
 export async function makeFolder(folder: string, mode = 0o700): Promise<void> {
+  // Not the current folder by accident, as `resolve('')` would have it.
+  if (folder === '') throw Object.assign(new Error('ENOENT: no folder named'), { code: 'ENOENT' });
   const path = resolve(folder);
   if (await made(path, mode)) return;
   const parent = dirname(path);

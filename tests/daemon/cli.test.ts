@@ -457,6 +457,8 @@ describe('parseCommandLine', () => {
     [['--host'], '--host needs an address'],
     [['--config', '--port', '0'], '--config needs a file'],
     [['--data-dir'], '--data-dir needs a folder'],
+    [['--data-dir', ''], '--data-dir needs a folder'],
+    [['--data-dir='], '--data-dir needs a folder'],
     [['--token', '-h'], '--token needs a value'],
     [['--allowed-host'], '--allowed-host needs a host name'],
     [['--max-message-mb'], '--max-message-mb needs a number'],
@@ -479,6 +481,14 @@ describe('parseCommandLine', () => {
     [['--allowed-host', 'myhost.example:8080'], 'give the name alone, without scheme or port'],
   ])('%j: %s', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(message);
+  });
+
+  it('takes an empty INSPECTOR_DATA_DIR as unset, never as the current folder', () => {
+    const env = { INSPECTOR_DATA_DIR: '', XDG_CONFIG_HOME: '/home/someone/.config' };
+    expect(parsed([], env).options.dataDir).toBe('/home/someone/.config/inspector-daemon');
+    expect(parsed([], { ...env, INSPECTOR_DATA_DIR: '/srv/inspector' }).options.dataDir).toBe(
+      '/srv/inspector',
+    );
   });
 
   it('names the environment variable a bad value came from', () => {

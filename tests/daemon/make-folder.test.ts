@@ -22,6 +22,10 @@ describe('makeFolder', () => {
     await makeFolder(`${deep}/`);
   });
 
+  it('refuses an empty path, which would be the current folder', async () => {
+    await expect(makeFolder('')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('refuses a path through a file, as Node does', async () => {
     dir = await mkdtemp(join(tmpdir(), 'make-folder-'));
     const file = join(dir, 'file');
