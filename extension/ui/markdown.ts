@@ -167,6 +167,20 @@ const TEXT_ONLY = new Set([
   'plaintext',
 ]);
 
+/**
+ * An attribute's value with its hidden characters named. DOMPurify has checked the value already, so
+ * what tag characters or selector bytes spell (`</title>`, `-->`) is not written into it: only their count.
+ */
+function attributeText(value: string): string {
+  return (hiddenParts(value) ?? [value])
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const named = /^\[[A-Z0-9+]+\]$/.test(part.shown) ? part.shown : `[${[...part.raw].length} hidden]`;
+      return part.keep ? named + part.raw : named;
+    })
+    .join('');
+}
+
 /** Attributes shown as text (a tooltip, an image's stand-in, what a reader hears). */
 const SHOWN_ATTRIBUTES = ['title', 'alt', 'aria-label'];
 
@@ -186,7 +200,7 @@ function markHidden(root: DocumentFragment): void {
       const element = node as Element;
       for (const name of SHOWN_ATTRIBUTES) {
         const value = element.getAttribute(name);
-        if (value !== null && hasHidden(value)) element.setAttribute(name, revealHidden(value));
+        if (value !== null && hasHidden(value)) element.setAttribute(name, attributeText(value));
       }
       continue;
     }

@@ -209,6 +209,9 @@ describe('hidden characters in rendered Markdown', () => {
     const box = rendered(`[docs](https://example.com/ "safe\u202Eexe.txt") ![a\u200Bb](${PNG})`);
     expect(box.querySelector('a')!.getAttribute('title')).toBe('safe[RLO]exe.txt');
     expect(box.querySelector('img')!.getAttribute('alt')).toBe('a[ZWSP]b');
+    // What tag characters spell is not written into an attribute DOMPurify has already checked.
+    const spelled = rendered(`[x](https://example.com/ "a${tags('</title>')}b")`).querySelector('a')!;
+    expect(spelled.getAttribute('title')).toBe('a[8 hidden]b');
   });
 
   it('sanitises the same with them as without: no script, handler or remote fetch gets through', () => {
