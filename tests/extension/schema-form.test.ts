@@ -128,6 +128,23 @@ describe('SchemaForm fields', () => {
     expect(box.attributes('aria-describedby')).toBe('f-path-help');
   });
 
+  it('gives a field whose name holds spaces ids that its label and descriptions name whole', async () => {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        'first name': { type: 'string', description: 'Given name', default: 'A\u200BB' },
+        'first%20name': { type: 'string' },
+      },
+    };
+    const wrapper = mountForm(schema);
+    const box = wrapper.get('[data-testid="field-first name"]');
+    const ids = box.attributes('aria-describedby')!.split(' ');
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(wrapper.find(`#${CSS.escape(id)}`).exists()).toBe(true);
+    expect(wrapper.get(`label[for="${box.attributes('id')}"]`).text()).toContain('first name');
+    expect(box.attributes('id')).not.toBe(wrapper.get('[data-testid="field-first%20name"]').attributes('id'));
+  });
+
   it('says so when the tool takes no parameters', () => {
     expect(mountForm({ type: 'object', properties: {} }).get('[data-testid="no-parameters"]').text()).toBe(
       'No parameters',
