@@ -87,9 +87,22 @@ describe('the runs of rows of a call in the filtered log', () => {
     ]);
     const runs = Array.from({ length: logs.visibleCount }, (_, index) => logs.callRun(index));
     expect(runs).toEqual(['start', 'in', 'start', 'in', 'in', undefined, undefined, 'start']);
-    // Filtered, the rows left decide: a call's rows that come together start one run.
+  });
+
+  it('joins the rounds of a call that the filter leaves together into one run', () => {
+    setActivePinia(createPinia());
+    const logs = useLogsStore();
+    logs.addEntries([ask(11, 1, 'f'), entry({ id: 12, method: 'ping' }), ask(13, 2, 'f')]);
+    expect(Array.from({ length: logs.visibleCount }, (_, index) => logs.callRun(index))).toEqual([
+      'start',
+      undefined,
+      'start',
+    ]);
     logs.methodFilter = 'tools/call';
-    expect(logs.callRun(6)).toBe('start');
+    expect(Array.from({ length: logs.visibleCount }, (_, index) => logs.callRun(index))).toEqual([
+      'start',
+      'in',
+    ]);
   });
 });
 
