@@ -260,16 +260,32 @@ export function hiddenParts(text: string, options: { all?: boolean } = {}): Text
   return parts.some((part) => typeof part !== 'string') ? parts : undefined;
 }
 
+/** Enough UTF-16 units to hold `count` of even the longest graphemes (emoji joined in families). */
+const UNITS_A_GRAPHEME = 32;
+
+/** The graphemes (what a reader sees as one character) of `text`. */
+function graphemes(text: string): string[] {
+  return Array.from(
+    new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text),
+    (s) => s.segment,
+  );
+}
+
 /**
  * `parts` with each plain run longer than `keep` characters cut to its two ends around an ellipsis: where
- * the marks of a long text sit, without the whole text.
+ * the marks of a long text sit, without the whole text. It is cut between graphemes, so that a flag or an
+ * emoji is kept whole or left out whole.
  */
 export function elidePlain(parts: TextPart[], keep: number): TextPart[] {
   const half = Math.max(1, Math.floor(keep / 2));
   return parts.map((part) => {
     if (typeof part !== 'string' || part.length <= keep) return part;
-    const chars = Array.from(part);
-    return chars.length <= keep ? part : `${chars.slice(0, half).join('')}…${chars.slice(-half).join('')}`;
+    const span = half * UNITS_A_GRAPHEME;
+    // Only the two ends are split into graphemes: the run may be a megabyte long.
+    const start = graphemes(part.slice(0, span));
+    const end = graphemes(part.slice(-span));
+    if (part.length <= 2 * span && graphemes(part).length <= keep) return part;
+    return `${start.slice(0, half).join('')}…${end.slice(-half).join('')}`;
   });
 }
 

@@ -141,4 +141,13 @@ describe('the marks of a long text', () => {
     expect(cut[1]).toMatchObject({ shown: '[RLO]' });
     expect(cut[2]).toBe('b'.repeat(10));
   });
+
+  it('cuts between graphemes: a flag is kept whole or left out whole', () => {
+    const flags = '🇺🇸🇫🇷'.repeat(10);
+    const [cut] = elidePlain(revealParts(`${flags}\u202E`), 6);
+    expect(cut).toBe('🇺🇸🇫🇷🇺🇸…🇫🇷🇺🇸🇫🇷');
+    // A run of few graphemes in many code units is kept as it is.
+    const family = '👨‍👩‍👧‍👦'.repeat(3);
+    expect(elidePlain(revealParts(`${family}\u202E`), 6)[0]).toBe(family);
+  });
 });
