@@ -8,6 +8,7 @@ import { useSavedRequestsStore } from '../../extension/saved-requests/saved-requ
 import type { Run } from '../../extension/tools/tool-run';
 import { setPatternWorkerFactory } from '../../extension/validation/pattern-jobs.ts';
 import type { Expectation } from '../../shared/expectations.ts';
+import type { JsonSchema } from '../../extension/forms/forms';
 import { fakePatternWorker } from './support/fake-pattern-worker.ts';
 
 /**
@@ -21,7 +22,7 @@ async function panelWith(
     parameters = {},
     ran = {},
     inputSchema,
-  }: { parameters?: object; ran?: object; inputSchema?: object } = {},
+  }: { parameters?: object; ran?: object; inputSchema?: JsonSchema } = {},
 ) {
   const pinia = createPinia();
   setActivePinia(pinia);
