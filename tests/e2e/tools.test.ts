@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestDaemon } from '../daemon/helpers.ts';
+import { fixtureStdio, type TestDaemon } from '../daemon/helpers.ts';
 import { type ExtensionBrowser, launchWithTestExtension } from './support/browser.ts';
 import { EVERYTHING_COMMAND, startDaemonForExtension } from './support/daemon.ts';
-import { waitForText } from './support/pages/dom.ts';
+import { byTestId, waitForText } from './support/pages/dom.ts';
 import { PanelPage } from './support/pages/panel.ts';
 import { USER_FLOW } from './support/user-flow.ts';
 
@@ -130,5 +130,22 @@ describe('tool titles, hints and rich results in the panel', USER_FLOW, () => {
     expect(await image.evaluate((img) => img.getAttribute('src')?.startsWith('data:image/png;base64,'))).toBe(
       true,
     );
+  });
+
+  it('shows where the blocks "Show N more" adds begin: the first has the focus ring, after a click too', async () => {
+    const added = await daemon!.api('PUT', '/api/mcp/servers/output', {
+      config: fixtureStdio('output-server.ts'),
+    });
+    expect(added.status).toBe(201);
+    await panel.servers.waitFor('output');
+    await panel.servers.connect('output');
+    await panel.tools.select('many-blocks');
+    await panel.tools.fill('count', '150');
+    await panel.tools.run();
+    await panel.tools.result();
+    await panel.page.locator(byTestId('result-show-more')).click();
+    await panel.page.waitForFunction(() => document.activeElement?.textContent?.includes('block 101'));
+    const focused = await panel.page.evaluate(() => document.activeElement!.matches(':focus-visible'));
+    expect(focused).toBe(true);
   });
 });
