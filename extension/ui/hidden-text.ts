@@ -76,6 +76,8 @@ export type TextPart =
       raw: string;
       /** The character is kept after its mark (a direction mark that real RTL text needs). */
       keep?: boolean;
+      /** The mark spells what the characters carry (tags, selector bytes): text of the source's choosing. */
+      spells?: boolean;
     };
 
 /** What tag characters spell: each of U+E0020 to U+E007E stands for the ASCII character 0xE0000 below. */
@@ -177,11 +179,13 @@ function marksOf(chars: string[]): TextPart[] {
               shown: `[hidden tags: ${JSON.stringify(cut(spelled(run)))}]`,
               title: `${plural(run.length, 'Unicode tag character')}, invisible: they spell what is shown`,
               raw: run.join(''),
+              spells: true,
             }
           : {
               shown: `[hidden bytes: ${JSON.stringify(cut(carried(run)))}]`,
               title: `${plural(run.length, 'variation selector')}, invisible: read as bytes, they carry what is shown`,
               raw: run.join(''),
+              spells: true,
             },
       );
       i = end;
@@ -281,11 +285,13 @@ export function elidePlain(parts: TextPart[], keep: number): TextPart[] {
   return parts.map((part) => {
     if (typeof part !== 'string' || part.length <= keep) return part;
     const span = half * UNITS_A_GRAPHEME;
-    // Only the two ends are split into graphemes: the run may be a megabyte long.
-    const start = graphemes(part.slice(0, span));
-    const end = graphemes(part.slice(-span));
-    if (part.length <= 2 * span && graphemes(part).length <= keep) return part;
-    return `${start.slice(0, half).join('')}…${end.slice(-half).join('')}`;
+    // A long run has only its two ends split into graphemes: it may be a megabyte long.
+    const [start, end] =
+      part.length <= 2 * span
+        ? [graphemes(part), undefined]
+        : [graphemes(part.slice(0, span)), graphemes(part.slice(-span))];
+    if (!end && start.length <= keep) return part;
+    return `${start.slice(0, half).join('')}…${(end ?? start).slice(-half).join('')}`;
   });
 }
 
@@ -294,12 +300,20 @@ export function hasHidden(text: string): boolean {
   return hiddenParts(text) !== undefined;
 }
 
-/** `text` with its hidden characters written out, for places that take plain text (an attribute, an option). */
-export function revealHidden(text: string): string {
+/**
+ * `text` with its hidden characters written out, for places that take plain text (an attribute, an option).
+ * `spell: false` names what tags or selector bytes spell by its length only, for a value that must hold no
+ * text of the source's choosing beyond what it held (an attribute a sanitiser has checked).
+ */
+export function revealHidden(text: string, options: { spell?: boolean } = {}): string {
   const parts = hiddenParts(text);
   if (!parts) return text;
   return parts
-    .map((part) => (typeof part === 'string' ? part : part.shown + (part.keep ? part.raw : '')))
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const shown = part.spells && options.spell === false ? `[${[...part.raw].length} hidden]` : part.shown;
+      return shown + (part.keep ? part.raw : '');
+    })
     .join('');
 }
 

@@ -1,6 +1,6 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
-import { hasHidden, hiddenParts, revealHidden } from './hidden-text';
+import { hiddenParts, revealHidden } from './hidden-text';
 import { RESOURCE_LINK_ATTRIBUTE } from './markdown-links';
 
 // Markdown from an MCP server is untrusted: markdown-it may pass its raw HTML through, so every rendering
@@ -167,20 +167,6 @@ const TEXT_ONLY = new Set([
   'plaintext',
 ]);
 
-/**
- * An attribute's value with its hidden characters named. DOMPurify has checked the value already, so
- * what tag characters or selector bytes spell (`</title>`, `-->`) is not written into it: only their count.
- */
-function attributeText(value: string): string {
-  return (hiddenParts(value) ?? [value])
-    .map((part) => {
-      if (typeof part === 'string') return part;
-      const named = /^\[[A-Z0-9+]+\]$/.test(part.shown) ? part.shown : `[${[...part.raw].length} hidden]`;
-      return part.keep ? named + part.raw : named;
-    })
-    .join('');
-}
-
 /** Attributes shown as text (a tooltip, an image's stand-in, what a reader hears). */
 const SHOWN_ATTRIBUTES = ['title', 'alt', 'aria-label'];
 
@@ -200,14 +186,17 @@ function markHidden(root: DocumentFragment): void {
       const element = node as Element;
       for (const name of SHOWN_ATTRIBUTES) {
         const value = element.getAttribute(name);
-        if (value !== null && hasHidden(value)) element.setAttribute(name, attributeText(value));
+        // DOMPurify has checked the value: what tags spell (`</title>`, `-->`) is not written into it.
+        const shown = value === null ? value : revealHidden(value, { spell: false });
+        if (shown !== value) element.setAttribute(name, shown!);
       }
       continue;
     }
     const text = node as Text;
     const parent = text.parentElement;
     if (parent && parent.namespaceURI !== HTML_NAMESPACE) {
-      if (hasHidden(text.data)) text.data = revealHidden(text.data);
+      const shown = revealHidden(text.data);
+      if (shown !== text.data) text.data = shown;
     } else if (!parent || !TEXT_ONLY.has(parent.localName)) {
       // In an HTML element, or at the top of the document.
       texts.push(text);
